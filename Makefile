@@ -1,0 +1,84 @@
+# poslab - two commands do everything on a fresh Debian/Ubuntu machine:
+#   make serve   build the lab and serve it at http://localhost:8000
+#   make test    native tests (plain and sanitized), WebAssembly tests under
+#                Node, browser tests in headless Chromium
+# Both install what is missing first: Debian packages with apt-get, npm
+# packages with npm ci. CMake does the compiling; this file only orders steps.
+
+SHELL := /bin/bash
+BUILD := build
+SITE := $(BUILD)/site
+PORT ?= 8000
+# NumPy comes from Debian's python3-numpy, which only /usr/bin/python3 sees.
+PYTHON := /usr/bin/python3
+# Debian's emcc runs its JS tools with whatever node is first on PATH, which
+# may not look in Debian's module folder.
+export NODE_PATH := /usr/share/nodejs
+
+APT_PACKAGES := cmake gcc make python3 python3-numpy emscripten chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps native asan wasm site serve dist test test-native test-wasm test-browser fixtures clean
+
+all: native site
+
+deps:
+	@missing=""; \
+	for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	command -v node >/dev/null && command -v npm >/dev/null || missing="$$missing nodejs npm"; \
+	if [ -n "$$missing" ]; then \
+	  echo "poslab: installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q $$missing; \
+	fi
+	@[ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund
+
+native: deps
+	cmake -S . -B $(BUILD)/native -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BUILD)/native -j2
+
+asan: deps
+	cmake -S . -B $(BUILD)/asan -DCMAKE_BUILD_TYPE=Debug -DPOSLAB_SANITIZE=ON
+	cmake --build $(BUILD)/asan -j2
+
+wasm: deps
+	emcmake cmake -S . -B $(BUILD)/wasm -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BUILD)/wasm -j2
+
+# The static site: the page, the wrapper, the WebAssembly core and Chart.js.
+site: wasm
+	rm -rf $(SITE)
+	mkdir -p $(SITE)/vendor
+	cp -R web/. $(SITE)/
+	cp $(BUILD)/wasm/poslab-core.js $(SITE)/poslab-core.js
+	cp $(BUILD)/wasm/poslab-core.wasm $(SITE)/poslab.wasm
+	cp node_modules/chart.js/dist/chart.umd.min.js $(SITE)/vendor/chart.umd.min.js
+	cp node_modules/chart.js/LICENSE.md $(SITE)/vendor/chart.js-LICENSE.md
+
+serve: site native
+	@echo "poslab: serving the lab at http://localhost:$(PORT)  (Ctrl-C stops)"
+	cd $(SITE) && $(PYTHON) -m http.server $(PORT) --bind 127.0.0.1
+
+# A self-contained folder for any static host, or to open offline.
+dist: site
+	rm -rf dist
+	cp -R $(SITE) dist
+	@echo "poslab: dist/ holds the whole lab; serve it from any static host"
+
+test: test-native test-wasm test-browser
+
+test-native: native asan
+	cd $(BUILD)/native && ctest --output-on-failure
+	cd $(BUILD)/asan && ctest --output-on-failure
+
+test-wasm: site
+	node --test tests/node/*.test.mjs
+
+test-browser: site
+	node --test --test-concurrency=1 tests/browser/*.test.mjs
+
+# Rewrites tests/fixtures/cases.json from NumPy.
+fixtures:
+	$(PYTHON) tests/reference.py
+
+clean:
+	rm -rf $(BUILD) dist

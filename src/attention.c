@@ -1,0 +1,120 @@
+/* The numerical kernels; see attention.h. Built with -ffp-contract=off and
+ * without fast-math so that every operation rounds as NumPy's does. */
+#include "attention.h"
+
+#include <math.h>
+
+void matmul(double *out, const double *x, const double *w, int n, int k, int m) {
+    /* i-p-j order streams rows of w; each out[i][j] still sums p in order */
+    for (int i = 0; i < n; i++) {
+        double *o = out + (long)i * m;
+        for (int j = 0; j < m; j++) o[j] = 0.0;
+        for (int p = 0; p < k; p++) {
+            double xip = x[(long)i * k + p];
+            const double *wp = w + (long)p * m;
+            for (int j = 0; j < m; j++) o[j] += xip * wp[j];
+        }
+    }
+}
+
+void add_scaled(double *out, const double *base, double s, const double *delta, int count) {
+    for (int i = 0; i < count; i++) out[i] = base[i] + s * delta[i];
+}
+
+void sinusoidal_encoding(double *pe, int n, int d) {
+    for (int j = 0; j < d; j++) {
+        double freq = pow(10000.0, (double)(2 * (j / 2)) / d);
+        for (int p = 0; p < n; p++) {
+            double angle = p / freq;
+            pe[(long)p * d + j] = (j % 2 == 0) ? sin(angle) : cos(angle);
+        }
+    }
+}
+
+void rope_rotate(double *x, int n, int d, double s) {
+    for (int i = 0; i < d / 2; i++) {
+        double inv_freq = pow(10000.0, -(double)(2 * i) / d);
+        for (int p = 0; p < n; p++) {
+            double theta = (s * p) * inv_freq;
+            double c = cos(theta), sn = sin(theta);
+            double *row = x + (long)p * d;
+            double a = row[2 * i], b = row[2 * i + 1];
+            row[2 * i] = a * c - b * sn;
+            row[2 * i + 1] = a * sn + b * c;
+        }
+    }
+}
+
+void attention_forward(double *out, double *attn, const double *q, const double *k,
+                       const double *v, int n, int d, int causal) {
+    double norm = sqrt((double)d);
+    for (int i = 0; i < n; i++) {
+        double *row = attn + (long)i * n;
+        const double *qi = q + (long)i * d;
+        int visible = causal ? i + 1 : n; /* the mask hides j > i */
+
+        /* scores and their maximum */
+        double maxval = -INFINITY;
+        for (int j = 0; j < visible; j++) {
+            const double *kj = k + (long)j * d;
+            double dot = 0.0;
+            for (int c = 0; c < d; c++) dot += qi[c] * kj[c];
+            row[j] = dot / norm;
+            if (row[j] > maxval) maxval = row[j];
+        }
+        /* exp and sum; masked entries are exp(-inf) = 0 */
+        double sum = 0.0;
+        for (int j = 0; j < visible; j++) {
+            row[j] = exp(row[j] - maxval);
+            sum += row[j];
+        }
+        for (int j = visible; j < n; j++) row[j] = 0.0;
+        /* normalise */
+        for (int j = 0; j < visible; j++) row[j] /= sum;
+        /* weighted sum of values */
+        double *o = out + (long)i * d;
+        for (int c = 0; c < d; c++) o[c] = 0.0;
+        for (int j = 0; j < n; j++) {
+            const double *vj = v + (long)j * d;
+            for (int c = 0; c < d; c++) o[c] += row[j] * vj[c];
+        }
+    }
+}
+
+int allclose(const double *a, const double *b, int n, double rtol, double atol) {
+    for (int i = 0; i < n; i++) {
+        if (isinf(a[i]) || isinf(b[i])) { /* np.isclose: equal infinities are close */
+            if (a[i] != b[i]) return 0;
+            continue;
+        }
+        if (!(fabs(a[i] - b[i]) <= atol + rtol * fabs(b[i]))) return 0; /* NaN fails too */
+    }
+    return 1;
+}
+
+double max_abs_diff(const double *a, const double *b, int n) {
+    double m = -INFINITY;
+    for (int i = 0; i < n; i++) {
+        double diff = fabs(a[i] - b[i]);
+        if (isnan(diff)) return NAN;
+        if (diff > m) m = diff;
+    }
+    return m;
+}
+
+double cosine_distance(const double *a, const double *b, int n) {
+    double ab = 0.0, aa = 0.0, bb = 0.0;
+    for (int i = 0; i < n; i++) {
+        ab += a[i] * b[i];
+        aa += a[i] * a[i];
+        bb += b[i] * b[i];
+    }
+    return 1.0 - ab / (sqrt(aa) * sqrt(bb));
+}
+
+void column_mean(double *mean, const double *x, int n, int d) {
+    for (int c = 0; c < d; c++) mean[c] = 0.0;
+    for (int i = 0; i < n; i++)
+        for (int c = 0; c < d; c++) mean[c] += x[(long)i * d + c];
+    for (int c = 0; c < d; c++) mean[c] /= n;
+}

@@ -1,0 +1,418 @@
+/* The lab: draws, projections, the experiment, its sweep and threshold.
+ *
+ * A run splits into two stages. prepare() depends only on the words, d, the
+ * seed and the scheme: it makes the draws of experiment.md and the products
+ * XW (and PW for the additive schemes). forward() then produces one scale's
+ * outputs from those in O(n^2 d), using (X + sP) W = XW + s PW, or rotating
+ * XWq and XWk for RoPE. A slider move or a sweep point is only forward(). */
+#include "poslab.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attention.h"
+#include "numpy_random.h"
+#include "report.h"
+
+typedef struct { /* one sentence's share of the working memory */
+    int n;
+    int ids[POSLAB_MAX_TOKENS];     /* vocabulary index of each token */
+    double *xq, *xk, *xv;           /* X Wq, X Wk, X Wv        (n x d) */
+    double *pq, *pk, *pv;           /* P Wq, P Wk, P Wv        (n x d) */
+    double *out, *attn;             /* the run at the chosen scale */
+    double *mean;                   /* out.mean(axis=0)        (d) */
+    double *tmp_out, *tmp_attn, *tmp_mean; /* sweep and bisection points */
+} side;
+
+struct poslab_lab {
+    int prepared;                   /* draws and products match `drawn` */
+    poslab_config drawn;
+    int d;
+    side a, b;
+    double *q, *k, *v;              /* scratch for one forward pass */
+    double *arena;
+    size_t arena_size;              /* in doubles */
+
+    poslab_pair pairs[POSLAB_MAX_TOKENS];
+    int unpaired_b[POSLAB_MAX_TOKENS];
+    int unpaired_b_count, permutation;
+
+    double *sweep_scales;
+    poslab_point *sweep_mean, *sweep_pairs;
+    int sweep_capacity;
+
+    int have_result;
+    poslab_result result;
+    strbuf report;
+};
+
+static const char *token(const poslab_sentence *s, int k) { return s->text + s->offset[k]; }
+
+static int same_sentence(const poslab_sentence *x, const poslab_sentence *y) {
+    if (x->count != y->count) return 0;
+    for (int k = 0; k < x->count; k++)
+        if (strcmp(token(x, k), token(y, k))) return 0;
+    return 1;
+}
+
+static poslab_status fail(char *message, size_t size, poslab_status status, const char *fmt, ...) {
+    if (message && size) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(message, size, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+poslab_lab *poslab_create(void) { return calloc(1, sizeof(poslab_lab)); }
+
+void poslab_destroy(poslab_lab *lab) {
+    if (!lab) return;
+    free(lab->arena);
+    free(lab->sweep_scales);
+    free(lab->sweep_mean);
+    free(lab->sweep_pairs);
+    strbuf_free(&lab->report);
+    free(lab);
+}
+
+/* Checks a config that may have been filled in by hand rather than through
+ * poslab_config_set, so that no input can reach the kernels out of range. */
+static poslab_status validate(const poslab_config *c, char *message, size_t size) {
+    const poslab_sentence *s[2] = {&c->a, &c->b};
+    for (int w = 0; w < 2; w++) {
+        if (s[w]->count < 1 || s[w]->count > POSLAB_MAX_TOKENS)
+            return fail(message, size, POSLAB_ERR_INPUT, "%s: %d words given; allowed: 1 to %d words",
+                        w ? "b" : "a", s[w]->count, POSLAB_MAX_TOKENS);
+        for (int k = 0; k < s[w]->count; k++) {
+            size_t len = strlen(token(s[w], k));
+            if (len < 1 || len > POSLAB_MAX_TOKEN_BYTES)
+                return fail(message, size, POSLAB_ERR_INPUT,
+                            "%s: word %d is %zu bytes long; allowed: 1 to %d bytes per word",
+                            w ? "b" : "a", k + 1, len, POSLAB_MAX_TOKEN_BYTES);
+        }
+    }
+    if (c->dim < 1 || c->dim > POSLAB_MAX_DIM)
+        return fail(message, size, POSLAB_ERR_INPUT, "dim: %d is out of range; allowed: an integer from 1 to %d",
+                    c->dim, POSLAB_MAX_DIM);
+    if ((unsigned)c->scheme > POSLAB_SCHEME_ROPE)
+        return fail(message, size, POSLAB_ERR_INPUT,
+                    "scheme: %d is not a scheme; allowed: none, random, sinusoidal, rope", (int)c->scheme);
+    double scale = poslab_config_scale(c);
+    if (!(scale >= 0 && scale <= POSLAB_MAX_SCALE))
+        return fail(message, size, POSLAB_ERR_INPUT, "scale: %g is out of range; allowed: a finite number from 0 to 1e6", scale);
+    if (!(c->rtol >= 0 && isfinite(c->rtol)))
+        return fail(message, size, POSLAB_ERR_INPUT, "rtol: %g is out of range; allowed: a finite number >= 0", c->rtol);
+    if (!(c->atol >= 0 && isfinite(c->atol)))
+        return fail(message, size, POSLAB_ERR_INPUT, "atol: %g is out of range; allowed: a finite number >= 0", c->atol);
+    if (c->sweep_count != 0 &&
+        !(c->sweep_count >= 1 && c->sweep_count <= POSLAB_MAX_SWEEP && c->sweep_lo > 0 &&
+          c->sweep_hi >= c->sweep_lo && c->sweep_hi <= POSLAB_MAX_SCALE))
+        return fail(message, size, POSLAB_ERR_INPUT,
+                    "sweep: %g:%g:%d is not a valid sweep; allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 "
+                    "and COUNT an integer from 1 to %d", c->sweep_lo, c->sweep_hi, c->sweep_count, POSLAB_MAX_SWEEP);
+    return POSLAB_OK;
+}
+
+/* Maps tokens to vocabulary indices in order of first appearance in A, then
+ * B: the order in which the word vectors are drawn. Returns the count. */
+static int build_vocabulary(const poslab_config *c, int *ids_a, int *ids_b, const char **words) {
+    int count = 0;
+    const poslab_sentence *s[2] = {&c->a, &c->b};
+    int *ids[2] = {ids_a, ids_b};
+    for (int w = 0; w < 2; w++) {
+        for (int k = 0; k < s[w]->count; k++) {
+            const char *t = token(s[w], k);
+            int id = 0;
+            while (id < count && strcmp(words[id], t)) id++;
+            if (id == count) words[count++] = t;
+            ids[w][k] = id;
+        }
+    }
+    return count;
+}
+
+/* The k-th occurrence of a word in A pairs with its k-th occurrence in B. */
+static void pair_words(poslab_lab *lab) {
+    int used[POSLAB_MAX_TOKENS] = {0};
+    side *a = &lab->a, *b = &lab->b;
+    for (int i = 0; i < a->n; i++) {
+        poslab_pair *p = &lab->pairs[i];
+        memset(p, 0, sizeof *p);
+        p->index_a = i;
+        p->index_b = -1;
+        for (int j = 0; j < b->n; j++) {
+            if (!used[j] && b->ids[j] == a->ids[i]) {
+                used[j] = 1;
+                p->index_b = j;
+                break;
+            }
+        }
+    }
+    lab->unpaired_b_count = 0;
+    for (int j = 0; j < b->n; j++)
+        if (!used[j]) lab->unpaired_b[lab->unpaired_b_count++] = j;
+    lab->permutation = a->n == b->n && lab->unpaired_b_count == 0;
+}
+
+static double *carve(double **at, size_t count) {
+    double *p = *at;
+    *at += count;
+    return p;
+}
+
+/* Draws the vectors and weights of c and forms the products XW (and PW). */
+static poslab_status prepare(poslab_lab *lab, const poslab_config *c) {
+    if (lab->prepared && lab->drawn.dim == c->dim && lab->drawn.seed == c->seed &&
+        lab->drawn.scheme == c->scheme && same_sentence(&lab->drawn.a, &c->a) &&
+        same_sentence(&lab->drawn.b, &c->b))
+        return POSLAB_OK;
+    lab->prepared = 0;
+    lab->have_result = 0; /* the arena is about to be reused */
+
+    const int d = c->dim, na = c->a.count, nb = c->b.count;
+    const int n = na > nb ? na : nb;
+    const char *words[2 * POSLAB_MAX_TOKENS];
+    int vocab = build_vocabulary(c, lab->a.ids, lab->b.ids, words);
+
+    /* per side: 6 products, out, tmp_out (n x d); attn, tmp_attn (n x n);
+       mean, tmp_mean (d). Shared: q, k, v; vocabulary, weights, table. */
+    size_t per_side = 8 * (size_t)n * d + 2 * (size_t)n * n + 2 * (size_t)d;
+    size_t need = 2 * per_side + 3 * (size_t)n * d + (size_t)vocab * d + 3 * (size_t)d * d +
+                  (size_t)n * d;
+    if (need > lab->arena_size) {
+        double *grown = realloc(lab->arena, need * sizeof(double));
+        if (!grown) return POSLAB_ERR_NOMEM;
+        lab->arena = grown;
+        lab->arena_size = need;
+    }
+    double *at = lab->arena;
+    side *sides[2] = {&lab->a, &lab->b};
+    for (int w = 0; w < 2; w++) {
+        side *s = sides[w];
+        s->n = w ? nb : na;
+        s->xq = carve(&at, (size_t)n * d);
+        s->xk = carve(&at, (size_t)n * d);
+        s->xv = carve(&at, (size_t)n * d);
+        s->pq = carve(&at, (size_t)n * d);
+        s->pk = carve(&at, (size_t)n * d);
+        s->pv = carve(&at, (size_t)n * d);
+        s->out = carve(&at, (size_t)n * d);
+        s->tmp_out = carve(&at, (size_t)n * d);
+        s->attn = carve(&at, (size_t)n * n);
+        s->tmp_attn = carve(&at, (size_t)n * n);
+        s->mean = carve(&at, (size_t)d);
+        s->tmp_mean = carve(&at, (size_t)d);
+    }
+    lab->q = carve(&at, (size_t)n * d);
+    lab->k = carve(&at, (size_t)n * d);
+    lab->v = carve(&at, (size_t)n * d);
+    double *vectors = carve(&at, (size_t)vocab * d);
+    double *wq = carve(&at, (size_t)d * d), *wk = carve(&at, (size_t)d * d), *wv = carve(&at, (size_t)d * d);
+    double *pos = carve(&at, (size_t)n * d);
+
+    /* The draw order of experiment.md: word vectors, Wq, Wk, Wv, table. */
+    numpy_random rng;
+    numpy_random_seed(&rng, c->seed);
+    numpy_random_fill_randn(&rng, vectors, vocab * d);
+    numpy_random_fill_randn(&rng, wq, d * d);
+    numpy_random_fill_randn(&rng, wk, d * d);
+    numpy_random_fill_randn(&rng, wv, d * d);
+    if (c->scheme == POSLAB_SCHEME_RANDOM) numpy_random_fill_randn(&rng, pos, n * d);
+    else if (c->scheme == POSLAB_SCHEME_SINUSOIDAL) sinusoidal_encoding(pos, n, d);
+
+    int additive = c->scheme == POSLAB_SCHEME_RANDOM || c->scheme == POSLAB_SCHEME_SINUSOIDAL;
+    for (int w = 0; w < 2; w++) {
+        side *s = sides[w];
+        double *x = lab->q; /* X of this side, gathered into scratch */
+        for (int i = 0; i < s->n; i++)
+            memcpy(x + (size_t)i * d, vectors + (size_t)s->ids[i] * d, (size_t)d * sizeof(double));
+        matmul(s->xq, x, wq, s->n, d, d);
+        matmul(s->xk, x, wk, s->n, d, d);
+        matmul(s->xv, x, wv, s->n, d, d);
+        if (additive) { /* both sentences use rows 0..n-1 of the same table */
+            matmul(s->pq, pos, wq, s->n, d, d);
+            matmul(s->pk, pos, wk, s->n, d, d);
+            matmul(s->pv, pos, wv, s->n, d, d);
+        }
+    }
+    lab->d = d;
+    pair_words(lab);
+    lab->drawn = *c;
+    lab->prepared = 1;
+    return POSLAB_OK;
+}
+
+/* One sentence's outputs at scale s, from the prepared products. */
+static void forward(poslab_lab *lab, const side *sd, poslab_scheme scheme, double s, int causal,
+                    double *out, double *attn, double *mean) {
+    const int n = sd->n, d = lab->d;
+    const double *q = sd->xq, *k = sd->xk, *v = sd->xv;
+    switch (scheme) {
+    case POSLAB_SCHEME_NONE:
+        break;
+    case POSLAB_SCHEME_RANDOM:
+    case POSLAB_SCHEME_SINUSOIDAL:
+        add_scaled(lab->q, sd->xq, s, sd->pq, n * d);
+        add_scaled(lab->k, sd->xk, s, sd->pk, n * d);
+        add_scaled(lab->v, sd->xv, s, sd->pv, n * d);
+        q = lab->q, k = lab->k, v = lab->v;
+        break;
+    case POSLAB_SCHEME_ROPE:
+        memcpy(lab->q, sd->xq, (size_t)n * d * sizeof(double));
+        memcpy(lab->k, sd->xk, (size_t)n * d * sizeof(double));
+        rope_rotate(lab->q, n, d, s);
+        rope_rotate(lab->k, n, d, s);
+        q = lab->q, k = lab->k;
+        break;
+    }
+    attention_forward(out, attn, q, k, v, n, d, causal);
+    column_mean(mean, out, n, d);
+}
+
+static void compare(poslab_pair *p, const double *a, const double *b, int d, const poslab_config *c) {
+    p->allclose = allclose(a, b, d, c->rtol, c->atol);
+    p->max_abs_diff = max_abs_diff(a, b, d);
+    p->cosine_distance = cosine_distance(a, b, d);
+}
+
+/* Both sentences at scale s into the tmp buffers. */
+static void forward_both_tmp(poslab_lab *lab, const poslab_config *c, double s) {
+    forward(lab, &lab->a, c->scheme, s, c->causal, lab->a.tmp_out, lab->a.tmp_attn, lab->a.tmp_mean);
+    forward(lab, &lab->b, c->scheme, s, c->causal, lab->b.tmp_out, lab->b.tmp_attn, lab->b.tmp_mean);
+}
+
+static poslab_status run_sweep(poslab_lab *lab, const poslab_config *c) {
+    const int count = c->sweep_count, pairs = lab->a.n, d = lab->d;
+    if (count > lab->sweep_capacity) { /* sweep_pairs holds 64 rows of capacity */
+        int cap = count > 121 ? count : 121;
+        double *scales = realloc(lab->sweep_scales, (size_t)cap * sizeof *scales);
+        if (scales) lab->sweep_scales = scales;
+        poslab_point *mean = realloc(lab->sweep_mean, (size_t)cap * sizeof *mean);
+        if (mean) lab->sweep_mean = mean;
+        poslab_point *pp = realloc(lab->sweep_pairs, (size_t)cap * POSLAB_MAX_TOKENS * sizeof *pp);
+        if (pp) lab->sweep_pairs = pp;
+        if (!scales || !mean || !pp) return POSLAB_ERR_NOMEM;
+        lab->sweep_capacity = cap;
+    }
+    /* log-spaced, with both ends exact */
+    double l0 = log10(c->sweep_lo), l1 = log10(c->sweep_hi);
+    for (int t = 0; t < count; t++) {
+        double s = t == 0 ? c->sweep_lo
+                 : t == count - 1 ? c->sweep_hi
+                 : pow(10.0, l0 + t * ((l1 - l0) / (count - 1)));
+        lab->sweep_scales[t] = s;
+        forward_both_tmp(lab, c, s);
+        for (int i = 0; i < pairs; i++) {
+            int j = lab->pairs[i].index_b;
+            if (j < 0) continue;
+            poslab_point *pt = &lab->sweep_pairs[(size_t)i * count + t];
+            pt->allclose = allclose(lab->a.tmp_out + (size_t)i * d, lab->b.tmp_out + (size_t)j * d, d, c->rtol, c->atol);
+            pt->cosine_distance = cosine_distance(lab->a.tmp_out + (size_t)i * d, lab->b.tmp_out + (size_t)j * d, d);
+        }
+        lab->sweep_mean[t].allclose = allclose(lab->a.tmp_mean, lab->b.tmp_mean, d, c->rtol, c->atol);
+        lab->sweep_mean[t].cosine_distance = cosine_distance(lab->a.tmp_mean, lab->b.tmp_mean, d);
+    }
+    return POSLAB_OK;
+}
+
+poslab_status poslab_run(poslab_lab *lab, const poslab_config *c, char *message, size_t size) {
+    if (!lab || !c) return fail(message, size, POSLAB_ERR_INPUT, "poslab_run: no lab or no config");
+    poslab_status st = validate(c, message, size);
+    if (st != POSLAB_OK) return st;
+    lab->have_result = 0;
+    st = prepare(lab, c);
+    if (st == POSLAB_OK && c->sweep_count > 0) st = run_sweep(lab, c);
+    if (st != POSLAB_OK) return fail(message, size, st, "%s", poslab_status_text(st));
+
+    const int d = lab->d;
+    const double s = poslab_config_scale(c);
+    forward(lab, &lab->a, c->scheme, s, c->causal, lab->a.out, lab->a.attn, lab->a.mean);
+    forward(lab, &lab->b, c->scheme, s, c->causal, lab->b.out, lab->b.attn, lab->b.mean);
+    for (int i = 0; i < lab->a.n; i++) {
+        poslab_pair *p = &lab->pairs[i];
+        if (p->index_b >= 0)
+            compare(p, lab->a.out + (size_t)i * d, lab->b.out + (size_t)p->index_b * d, d, c);
+    }
+
+    poslab_result *r = &lab->result;
+    memset(r, 0, sizeof *r);
+    r->config = *c;
+    r->config.scale = s;
+    r->config.scale_given = 1;
+    r->len_a = lab->a.n;
+    r->len_b = lab->b.n;
+    r->dim = d;
+    r->pair_count = lab->a.n;
+    r->pairs = lab->pairs;
+    r->mean.index_a = r->mean.index_b = -1;
+    compare(&r->mean, lab->a.mean, lab->b.mean, d, c);
+    r->permutation = lab->permutation;
+    r->unpaired_b_count = lab->unpaired_b_count;
+    r->unpaired_b = lab->unpaired_b;
+    r->output_a = lab->a.out;
+    r->output_b = lab->b.out;
+    r->attention_a = lab->a.attn;
+    r->attention_b = lab->b.attn;
+    r->sweep_count = c->sweep_count;
+    r->sweep_scales = lab->sweep_scales;
+    r->sweep_mean = lab->sweep_mean;
+    r->sweep_pairs = lab->sweep_pairs;
+    lab->have_result = 1;
+    return POSLAB_OK;
+}
+
+const poslab_result *poslab_result_of(const poslab_lab *lab) {
+    return lab && lab->have_result ? &lab->result : NULL;
+}
+
+const char *poslab_json(poslab_lab *lab, int full) {
+    if (!lab || !lab->have_result) return NULL;
+    return report_json(&lab->report, &lab->result, full);
+}
+
+const char *poslab_text(poslab_lab *lab) {
+    if (!lab || !lab->have_result) return NULL;
+    return report_text(&lab->report, &lab->result);
+}
+
+/* allclose at scale s for pair i (or the mean when i < 0). */
+static int close_at(poslab_lab *lab, const poslab_config *c, int i, double s) {
+    const int d = lab->d;
+    forward_both_tmp(lab, c, s);
+    if (i < 0) return allclose(lab->a.tmp_mean, lab->b.tmp_mean, d, c->rtol, c->atol);
+    return allclose(lab->a.tmp_out + (size_t)i * d, lab->b.tmp_out + (size_t)lab->pairs[i].index_b * d, d,
+                    c->rtol, c->atol);
+}
+
+poslab_status poslab_threshold(poslab_lab *lab, const poslab_config *c, int pair, double lo, double hi,
+                               double rel_tol, double *scale, char *message, size_t size) {
+    if (!lab || !c || !scale) return fail(message, size, POSLAB_ERR_INPUT, "poslab_threshold: missing argument");
+    poslab_status st = validate(c, message, size);
+    if (st != POSLAB_OK) return st;
+    if (!(lo > 0 && hi >= lo && hi <= POSLAB_MAX_SCALE && rel_tol > 0 && isfinite(rel_tol)))
+        return fail(message, size, POSLAB_ERR_INPUT,
+                    "threshold: range %g to %g with tolerance %g; allowed: 0 < lo <= hi <= 1e6, tolerance > 0",
+                    lo, hi, rel_tol);
+    st = prepare(lab, c);
+    if (st != POSLAB_OK) return fail(message, size, st, "%s", poslab_status_text(st));
+    if (pair < -1 || pair >= lab->a.n || (pair >= 0 && lab->pairs[pair].index_b < 0))
+        return fail(message, size, POSLAB_ERR_INPUT,
+                    "pair: %d is not a paired word; allowed: -1 (the mean) or the index in sentence A of a word "
+                    "with a partner", pair);
+    if (!close_at(lab, c, pair, lo)) { *scale = 0; return POSLAB_OK; }
+    if (close_at(lab, c, pair, hi)) { *scale = hi; return POSLAB_OK; }
+    /* invariant: close at lo, not close at hi; halve the gap in log(scale) */
+    while (hi / lo > 1 + rel_tol) {
+        double mid = sqrt(lo * hi);
+        if (mid <= lo || mid >= hi) break;
+        if (close_at(lab, c, pair, mid)) lo = mid;
+        else hi = mid;
+    }
+    *scale = lo;
+    return POSLAB_OK;
+}

@@ -1,0 +1,183 @@
+/* poslab.h - the attention core of poslab, a lab on why transformers need
+ * positional information.
+ *
+ * The core runs one experiment: two sentences go through single-head
+ * self-attention with word vectors and weights drawn exactly as NumPy's legacy
+ * `np.random.seed` / `np.random.randn` draw them, with or without a positional
+ * signal, and the outputs of the same word in both sentences are compared the
+ * way `np.allclose` compares them. ../shared/spec/experiment.md defines every
+ * number; this header is the only public interface, shared by the native CLI,
+ * the tests and the WebAssembly module.
+ *
+ * API at a glance
+ *
+ *   poslab_config_default(cfg)            fill a config with the defaults
+ *   poslab_config_new() / _free()         a config on the heap (for FFI callers)
+ *   poslab_config_set(cfg, key, value)    parse and validate one option from text
+ *   poslab_create() / poslab_destroy()    a lab: owns all working memory
+ *   poslab_run(lab, cfg)                  run the experiment (and sweep)
+ *   poslab_result_of(lab)                 the numbers of the last run
+ *   poslab_json(lab, full)                the last run as the CLI's JSON
+ *   poslab_text(lab)                      the last run as the CLI's text
+ *   poslab_threshold(lab, cfg, pair, ..)  largest scale at which allclose holds
+ *   poslab_status_text(status)            a status code in words
+ *
+ * Errors are values: every call that can fail returns a poslab_status and, when
+ * given a buffer, writes one line naming the input, the value and what is
+ * allowed. Nothing here exits, prints or keeps global state; a lab may be
+ * reused for any number of runs, and separate labs are independent.
+ */
+#ifndef POSLAB_H
+#define POSLAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    POSLAB_MAX_TOKENS = 64,      /* tokens per sentence */
+    POSLAB_MAX_TOKEN_BYTES = 64, /* bytes per token (UTF-8) */
+    POSLAB_MAX_DIM = 512,
+    POSLAB_MAX_SWEEP = 1001,     /* points in a sweep */
+    POSLAB_MESSAGE_BYTES = 320   /* room for any error line, NUL included */
+};
+
+#define POSLAB_MAX_SCALE 1e6
+
+typedef enum {
+    POSLAB_OK = 0,
+    POSLAB_ERR_INPUT,   /* an option or sentence is outside its valid range */
+    POSLAB_ERR_KEY,     /* an option name that does not exist */
+    POSLAB_ERR_NOMEM,   /* working memory could not be allocated */
+    POSLAB_ERR_STATE    /* a call that needs a successful run came before one */
+} poslab_status;
+
+typedef enum {
+    POSLAB_SCHEME_NONE = 0,
+    POSLAB_SCHEME_RANDOM,
+    POSLAB_SCHEME_SINUSOIDAL,
+    POSLAB_SCHEME_ROPE
+} poslab_scheme;
+
+/* One sentence, tokenised: token k is text + offset[k], NUL-terminated. */
+typedef struct {
+    int count;
+    uint16_t offset[POSLAB_MAX_TOKENS];
+    char text[POSLAB_MAX_TOKENS * (POSLAB_MAX_TOKEN_BYTES + 1)];
+} poslab_sentence;
+
+/* Everything that defines a run. A plain value: copy it freely. */
+typedef struct {
+    poslab_sentence a, b;
+    int dim;
+    uint32_t seed;
+    poslab_scheme scheme;
+    double scale;        /* used when scale_given; else the scheme's default */
+    int scale_given;
+    int causal;
+    double rtol, atol;
+    int sweep_count;     /* 0: no sweep */
+    double sweep_lo, sweep_hi;
+} poslab_config;
+
+typedef struct {
+    int index_a, index_b;     /* index_b is -1 when the word has no partner */
+    int allclose;             /* np.allclose(out_a[index_a], out_b[index_b]) */
+    double max_abs_diff;
+    double cosine_distance;   /* as computed: may be a tiny negative number */
+} poslab_pair;
+
+typedef struct {
+    int allclose;
+    double cosine_distance;
+} poslab_point;
+
+/* The numbers of one run. All pointers point into the lab's memory and stay
+ * valid until the next poslab_run or poslab_destroy on that lab. */
+typedef struct {
+    poslab_config config;     /* with the effective scale filled in */
+    int len_a, len_b, dim;
+    int pair_count;           /* == len_a: one entry per word of sentence A */
+    const poslab_pair *pairs;
+    poslab_pair mean;         /* index_a = index_b = -1 */
+    int permutation;          /* B is a reordering of A */
+    int unpaired_b_count;
+    const int *unpaired_b;    /* indices into B with no partner in A */
+    const double *output_a;   /* len_a x dim, row-major */
+    const double *output_b;   /* len_b x dim */
+    const double *attention_a;/* len_a x len_a: softmax weights */
+    const double *attention_b;/* len_b x len_b */
+    int sweep_count;
+    const double *sweep_scales;          /* sweep_count */
+    const poslab_point *sweep_mean;      /* sweep_count */
+    const poslab_point *sweep_pairs;     /* pair_count x sweep_count; rows of
+                                            unpaired words are not filled */
+} poslab_result;
+
+typedef struct poslab_lab poslab_lab;
+
+/* Fills cfg with the defaults of experiment.md: "dog bites man" /
+ * "man bites dog", d 6, seed 2, scheme random at 0.5, no mask, NumPy's
+ * tolerances, no sweep. */
+void poslab_config_default(poslab_config *cfg);
+
+/* A config with the defaults on the heap, for callers that cannot know
+ * sizeof(poslab_config) (the WebAssembly wrapper); NULL when out of memory. */
+poslab_config *poslab_config_new(void);
+void poslab_config_free(poslab_config *cfg);
+
+/* Parses `value` for option `key` and stores it in cfg. Keys are the CLI's
+ * option names without dashes: a, b, dim, seed, scheme, scale, causal, rtol,
+ * atol, sweep ("LO:HI:COUNT", or "" for none); the JSON config names
+ * sentence_a and sentence_b are accepted for a and b. On error cfg is left
+ * unchanged and `message` (if not NULL) receives one line such as
+ * `dim: 513 is out of range; allowed: an integer from 1 to 512`. */
+poslab_status poslab_config_set(poslab_config *cfg, const char *key,
+                                const char *value, char *message,
+                                size_t message_size);
+
+/* The scale a run of cfg uses: the given one, or the scheme's default. */
+double poslab_config_scale(const poslab_config *cfg);
+
+const char *poslab_scheme_name(poslab_scheme scheme);
+
+/* A lab owns the working memory of runs; NULL when out of memory. */
+poslab_lab *poslab_create(void);
+void poslab_destroy(poslab_lab *lab);
+
+/* Runs the experiment of cfg (and its sweep). Draws and projections are kept
+ * between runs and reused when only the scale, mask, tolerances or sweep
+ * change, so moving a slider costs O(words^2 x d), not O(words x d^2). */
+poslab_status poslab_run(poslab_lab *lab, const poslab_config *cfg,
+                         char *message, size_t message_size);
+
+/* The last successful run, or NULL if there was none. */
+const poslab_result *poslab_result_of(const poslab_lab *lab);
+
+/* The last run as the CLI's JSON object (interfaces.md), NUL-terminated and
+ * owned by the lab until its next call. `full` adds outputs and attention.
+ * NULL if there was no successful run or memory ran out. */
+const char *poslab_json(poslab_lab *lab, int full);
+
+/* The last run as the CLI's human-readable text, like poslab_json. */
+const char *poslab_text(poslab_lab *lab);
+
+/* The largest scale in [lo, hi] at which allclose still holds for pair
+ * `pair` (a pair index of the last run's sentence A, or -1 for the mean),
+ * found by bisection on log(scale) to a relative width of `rel_tol`, with
+ * the draws and projections of cfg. Writes 0 to *scale if allclose is
+ * already False at lo, and hi if it is still True at hi. */
+poslab_status poslab_threshold(poslab_lab *lab, const poslab_config *cfg,
+                               int pair, double lo, double hi, double rel_tol,
+                               double *scale, char *message,
+                               size_t message_size);
+
+const char *poslab_status_text(poslab_status status);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* POSLAB_H */

@@ -1,0 +1,277 @@
+/* The result as JSON (interfaces.md) and as the CLI's text. Both writers
+ * read only the public poslab_result, so what the CLI prints and what the
+ * WebAssembly wrapper parses cannot drift apart. */
+#include "report.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void strbuf_free(strbuf *b) {
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+static void put(strbuf *b, const char *s, size_t n) {
+    if (b->failed) return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + n + 1) cap *= 2;
+        char *grown = realloc(b->data, cap);
+        if (!grown) { b->failed = 1; return; }
+        b->data = grown;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = 0;
+}
+
+static void puts_(strbuf *b, const char *s) { put(b, s, strlen(s)); }
+
+static void printf_(strbuf *b, const char *fmt, ...) {
+    char tmp[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n > 0) put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+static void begin(strbuf *b) {
+    b->len = 0;
+    b->failed = 0;
+    put(b, "", 0);
+}
+
+static const char *finish(strbuf *b) { return b->failed ? NULL : b->data; }
+
+static const char *word(const poslab_sentence *s, int k) { return s->text + s->offset[k]; }
+
+/* ---- JSON -------------------------------------------------------------- */
+
+/* The shortest of 15, 16 or 17 significant digits that reads back to the
+ * same double (17 always does), so 1e-05 prints as 1e-05, as in Python.
+ * JSON has no NaN or infinity: those become null. */
+static void json_number(strbuf *b, double x) {
+    char tmp[32];
+    if (!isfinite(x)) { puts_(b, "null"); return; }
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(tmp, sizeof tmp, "%.*g", digits, x);
+        if (digits == 17 || strtod(tmp, NULL) == x) break;
+    }
+    puts_(b, tmp);
+}
+
+static void json_bool(strbuf *b, int x) { puts_(b, x ? "true" : "false"); }
+
+static void json_string(strbuf *b, const char *s) {
+    puts_(b, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') { char e[2] = {'\\', (char)*p}; put(b, e, 2); }
+        else if (*p < 0x20 || *p == 0x7f) printf_(b, "\\u%04x", *p);
+        else put(b, (const char *)p, 1); /* tokens are valid UTF-8 */
+    }
+    puts_(b, "\"");
+}
+
+static void json_words(strbuf *b, const poslab_sentence *s) {
+    puts_(b, "[");
+    for (int k = 0; k < s->count; k++) {
+        if (k) puts_(b, ",");
+        json_string(b, word(s, k));
+    }
+    puts_(b, "]");
+}
+
+static void json_matrix(strbuf *b, const double *m, int rows, int cols) {
+    puts_(b, "[");
+    for (int i = 0; i < rows; i++) {
+        puts_(b, i ? ",[" : "[");
+        for (int j = 0; j < cols; j++) {
+            if (j) puts_(b, ",");
+            json_number(b, m[(size_t)i * cols + j]);
+        }
+        puts_(b, "]");
+    }
+    puts_(b, "]");
+}
+
+static void json_figures(strbuf *b, const poslab_pair *p) {
+    puts_(b, "\"allclose\":");
+    json_bool(b, p->allclose);
+    puts_(b, ",\"max_abs_diff\":");
+    json_number(b, p->max_abs_diff);
+    puts_(b, ",\"cosine_distance\":");
+    json_number(b, p->cosine_distance);
+}
+
+static void json_points(strbuf *b, const poslab_point *pts, int count) {
+    puts_(b, "[");
+    for (int t = 0; t < count; t++) {
+        puts_(b, t ? ",{\"cosine_distance\":" : "{\"cosine_distance\":");
+        json_number(b, pts[t].cosine_distance);
+        puts_(b, ",\"allclose\":");
+        json_bool(b, pts[t].allclose);
+        puts_(b, "}");
+    }
+    puts_(b, "]");
+}
+
+const char *report_json(strbuf *b, const poslab_result *r, int full) {
+    const poslab_config *c = &r->config;
+    begin(b);
+    puts_(b, "{\"config\":{\"sentence_a\":");
+    json_words(b, &c->a);
+    puts_(b, ",\"sentence_b\":");
+    json_words(b, &c->b);
+    printf_(b, ",\"dim\":%d,\"seed\":%u,\"scheme\":\"%s\",\"scale\":", c->dim, (unsigned)c->seed,
+            poslab_scheme_name(c->scheme));
+    json_number(b, c->scale);
+    puts_(b, ",\"causal\":");
+    json_bool(b, c->causal);
+    puts_(b, ",\"rtol\":");
+    json_number(b, c->rtol);
+    puts_(b, ",\"atol\":");
+    json_number(b, c->atol);
+    puts_(b, "},\n\"pairs\":[");
+    for (int i = 0; i < r->pair_count; i++) {
+        const poslab_pair *p = &r->pairs[i];
+        puts_(b, i ? ",\n{\"word\":" : "\n{\"word\":");
+        json_string(b, word(&c->a, p->index_a));
+        printf_(b, ",\"index_a\":%d,\"index_b\":", p->index_a);
+        if (p->index_b < 0) puts_(b, "null");
+        else {
+            printf_(b, "%d,", p->index_b);
+            json_figures(b, p);
+        }
+        puts_(b, "}");
+    }
+    puts_(b, "],\n\"unpaired_b\":[");
+    for (int k = 0; k < r->unpaired_b_count; k++) printf_(b, k ? ",%d" : "%d", r->unpaired_b[k]);
+    puts_(b, "],\n\"mean\":{");
+    json_figures(b, &r->mean);
+    puts_(b, "},\n\"permutation\":");
+    json_bool(b, r->permutation);
+    if (r->sweep_count > 0) {
+        puts_(b, ",\n\"sweep\":{\"scales\":[");
+        for (int t = 0; t < r->sweep_count; t++) {
+            if (t) puts_(b, ",");
+            json_number(b, r->sweep_scales[t]);
+        }
+        puts_(b, "],\n\"mean\":");
+        json_points(b, r->sweep_mean, r->sweep_count);
+        puts_(b, ",\n\"pairs\":[");
+        for (int i = 0; i < r->pair_count; i++) {
+            puts_(b, i ? ",\n" : "\n");
+            if (r->pairs[i].index_b < 0) puts_(b, "[]");
+            else json_points(b, r->sweep_pairs + (size_t)i * r->sweep_count, r->sweep_count);
+        }
+        puts_(b, "]}");
+    }
+    if (full) {
+        puts_(b, ",\n\"output_a\":");
+        json_matrix(b, r->output_a, r->len_a, r->dim);
+        puts_(b, ",\n\"output_b\":");
+        json_matrix(b, r->output_b, r->len_b, r->dim);
+        puts_(b, ",\n\"attention_a\":");
+        json_matrix(b, r->attention_a, r->len_a, r->len_a);
+        puts_(b, ",\n\"attention_b\":");
+        json_matrix(b, r->attention_b, r->len_b, r->len_b);
+    }
+    puts_(b, "}\n");
+    return finish(b);
+}
+
+/* ---- text -------------------------------------------------------------- */
+
+/* Width on a terminal, counting each UTF-8 code point as one column. */
+static int columns(const char *s) {
+    int n = 0;
+    for (; *s; s++)
+        if (((unsigned char)*s & 0xc0) != 0x80) n++;
+    return n;
+}
+
+static void pad(strbuf *b, const char *s, int width) {
+    puts_(b, s);
+    for (int k = columns(s); k < width; k++) puts_(b, " ");
+}
+
+static void pad_left(strbuf *b, const char *s, int width) {
+    for (int k = columns(s); k < width; k++) puts_(b, " ");
+    puts_(b, s);
+}
+
+static void sentence_line(strbuf *b, const char *label, const poslab_sentence *s) {
+    puts_(b, label);
+    for (int k = 0; k < s->count; k++) {
+        puts_(b, k ? " " : "");
+        puts_(b, word(s, k));
+    }
+    puts_(b, "\n");
+}
+
+static const char *truth(int x) { return x ? "True " : "False"; }
+
+const char *report_text(strbuf *b, const poslab_result *r) {
+    const poslab_config *c = &r->config;
+    int width = 4; /* "mean" */
+    for (int i = 0; i < r->pair_count; i++) {
+        int w = columns(word(&c->a, i));
+        if (w > width) width = w;
+    }
+    begin(b);
+    sentence_line(b, "sentence A: ", &c->a);
+    sentence_line(b, "sentence B: ", &c->b);
+    printf_(b, "d %d, seed %u, ", c->dim, (unsigned)c->seed);
+    if (c->scheme == POSLAB_SCHEME_NONE) puts_(b, "no positional information");
+    else printf_(b, "%s positions at scale %.6g", poslab_scheme_name(c->scheme), c->scale);
+    printf_(b, ", %s, rtol %g, atol %g\n\n", c->causal ? "causal mask" : "no mask", c->rtol, c->atol);
+
+    for (int i = 0; i < r->pair_count; i++) {
+        const poslab_pair *p = &r->pairs[i];
+        pad(b, word(&c->a, i), width + 2);
+        if (p->index_b < 0) {
+            printf_(b, "out_a[%d] has no partner: sentence B has this word fewer times\n", i);
+            continue;
+        }
+        printf_(b, "np.allclose(out_a[%d], out_b[%d]) = %s   max|diff| %.4g   cosine distance %.4g\n",
+                p->index_a, p->index_b, truth(p->allclose), p->max_abs_diff, p->cosine_distance);
+    }
+    pad(b, "mean", width + 2);
+    printf_(b, "np.allclose(out_a.mean(0), out_b.mean(0)) = %s   max|diff| %.4g   cosine distance %.4g\n",
+            truth(r->mean.allclose), r->mean.max_abs_diff, r->mean.cosine_distance);
+    for (int k = 0; k < r->unpaired_b_count; k++) {
+        puts_(b, "note: sentence B's ");
+        puts_(b, word(&c->b, r->unpaired_b[k]));
+        printf_(b, " (out_b[%d]) has no partner in sentence A\n", r->unpaired_b[k]);
+    }
+    if (!r->permutation)
+        puts_(b, "note: sentence B is not a reordering of sentence A, so equal outputs are not expected\n");
+
+    if (r->sweep_count > 0) {
+        puts_(b, "\ncosine distance by scale (* where np.allclose is True)\n");
+        printf_(b, "%-12s %11s  ", "scale", "mean");
+        for (int i = 0; i < r->pair_count; i++) {
+            if (r->pairs[i].index_b < 0) continue;
+            puts_(b, " ");
+            pad_left(b, word(&c->a, i), 11);
+            puts_(b, "  ");
+        }
+        puts_(b, "\n");
+        for (int t = 0; t < r->sweep_count; t++) {
+            printf_(b, "%-12.4g %11.4g%s", r->sweep_scales[t], r->sweep_mean[t].cosine_distance,
+                    r->sweep_mean[t].allclose ? " *" : "  ");
+            for (int i = 0; i < r->pair_count; i++) {
+                if (r->pairs[i].index_b < 0) continue;
+                const poslab_point *pt = &r->sweep_pairs[(size_t)i * r->sweep_count + t];
+                printf_(b, " %11.4g%s", pt->cosine_distance, pt->allclose ? " *" : "  ");
+            }
+            puts_(b, "\n");
+        }
+    }
+    return finish(b);
+}

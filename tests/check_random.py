@@ -1,0 +1,237 @@
+#!/usr/bin/python3
+"""Randomized cross-check of the poslab CLI against the NumPy reference.
+
+Usage (Debian's NumPy lives only in /usr/bin/python3):
+
+    /usr/bin/python3 tests/check_random.py build/native/poslab [--cases N] [--seed S]
+
+Each case draws a random configuration (words from a small vocabulary with
+repeats and non-ASCII tokens, every scheme, random dims, seeds, scales,
+tolerances, sometimes a sweep), runs the CLI with --json --full and compares
+every field with reference.experiment(). The fixtures pin known cases; this
+script looks for the cases nobody thought of. The same --seed replays the same
+configurations, so a failure printed here can be reproduced exactly.
+
+Agreement rule (experiment.md, "Tolerance between implementations"):
+  * floats: |cli - ref| <= 1e-12 + 1e-9*|ref|; null only where the reference has null;
+  * allclose answers must match unless the reference's margin is itself at
+    rounding level, |margin| <= 1e-12 + 1e-9*max|b|: there a correct
+    implementation may round the other way;
+  * likewise a max_abs_diff passes when both values are at that rounding level
+    (rows equal up to rounding, whose difference is noise proportional to |b|);
+  * everything else (tokens, indices, ints, other booleans) exactly.
+Keys the reference has only for tests ("allclose_margin", "b_max_abs") are not
+expected from the CLI; extra keys the CLI adds are ignored.
+"""
+
+import argparse
+import json
+import math
+import os
+import random
+import shlex
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reference import experiment  # noqa: E402  (path set just above)
+
+ABS_TOL, REL_TOL = 1e-12, 1e-9
+REFERENCE_ONLY = {"allclose_margin", "b_max_abs"}
+SHOW_MISMATCHES = 5
+
+# Repeats matter for pairing; non-ASCII, punctuation and case test that tokens
+# are raw bytes compared exactly.
+VOCAB = ["dog", "bites", "man", "the", "cat", "saw", "a", "Dog", "man.", "it's",
+         "café", "naïve", "日本", "über", "🙂", "x"]
+SCHEMES = ["none", "random", "sinusoidal", "rope"]
+
+
+# --------------------------------------------------------------------------
+# Random configurations
+# --------------------------------------------------------------------------
+
+def _log_uniform(rng, lo_exp, hi_exp):
+    return 10 ** rng.uniform(lo_exp, hi_exp)
+
+
+def _sentence(rng, words):
+    # Mostly single spaces, sometimes other ASCII whitespace, which must split too.
+    seps = [rng.choice([" ", " ", " ", "  ", "\t", "\n"]) for _ in words]
+    text = "".join(w + s for w, s in zip(words, seps)).rstrip(" \t\n")
+    return (" " + text) if rng.random() < 0.1 else text
+
+
+def random_options(rng):
+    """One configuration as CLI option strings (floats as repr, so they round-trip)."""
+    vocab = VOCAB[:rng.randint(2, len(VOCAB))]      # a small vocabulary forces repeats
+    words_a = [rng.choice(vocab) for _ in range(rng.randint(1, 12))]
+    if rng.random() < 0.5:
+        words_b = rng.sample(words_a, len(words_a))          # same words, new order
+    else:
+        words_b = [rng.choice(VOCAB) for _ in range(rng.randint(1, 12))]
+    seed = rng.choice([rng.randint(0, 2**32 - 1)] * 8 + [0, 2, 2**32 - 1])
+    scale = 0.0 if rng.random() < 0.1 else _log_uniform(rng, -6, 3)
+    options = {
+        "a": _sentence(rng, words_a),
+        "b": _sentence(rng, words_b),
+        "dim": str(rng.randint(1, 40)),
+        "seed": str(seed),
+        "scheme": rng.choice(SCHEMES),
+        "scale": repr(scale),
+        "causal": rng.choice(["true", "false"]),
+        "rtol": "1e-05",
+        "atol": "1e-08",
+    }
+    if rng.random() < 0.25:
+        options["rtol"] = repr(rng.choice([0.0, 1e-3, _log_uniform(rng, -12, -1)]))
+        options["atol"] = repr(rng.choice([0.0, 1e-3, _log_uniform(rng, -12, -1)]))
+    if rng.random() < 0.3:
+        lo = _log_uniform(rng, -6, 0)
+        hi = 10 ** rng.uniform(math.log10(lo), 3)
+        options["sweep"] = f"{lo!r}:{hi!r}:{rng.randint(1, 25)}"
+    return options
+
+
+def cli_argv(cli, options):
+    argv = [cli, "--a", options["a"], "--b", options["b"],
+            "--dim", options["dim"], "--seed", options["seed"],
+            "--scheme", options["scheme"], "--scale", options["scale"]]
+    if options["causal"] == "true":
+        argv.append("--causal")
+    argv += ["--rtol", options["rtol"], "--atol", options["atol"]]
+    if "sweep" in options:
+        argv += ["--sweep", options["sweep"]]
+    return argv + ["--json", "--full"]
+
+
+# --------------------------------------------------------------------------
+# Comparison
+# --------------------------------------------------------------------------
+
+class Report:
+    """Mismatches of one case, and its largest float difference."""
+
+    def __init__(self):
+        self.mismatches = []
+        self.worst = None        # (|c - r| / tolerance, |c - r|, path)
+
+    def add(self, path, ref, got, why=""):
+        self.mismatches.append((path, ref, got, why))
+
+    def note_float(self, path, diff, tol):
+        if self.worst is None or diff / tol > self.worst[0]:
+            self.worst = (diff / tol, diff, path)
+
+
+def _is_number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _at_rounding_level(value, entry):
+    """Is value (a margin or a difference) noise on the scale of the compared rows?"""
+    size = entry.get("b_max_abs")
+    if value is None or size is None or not _is_number(value):
+        return False
+    return abs(value) <= ABS_TOL + REL_TOL * size
+
+
+def compare(ref, got, path, report):
+    if isinstance(ref, dict):
+        if not isinstance(got, dict):
+            report.add(path, "{...}", got, "expected an object")
+            return
+        for key, r in ref.items():
+            if key in REFERENCE_ONLY:
+                continue
+            sub = f"{path}.{key}"
+            if key not in got:
+                report.add(sub, r, "<missing>")
+            elif key == "allclose" and got[key] != r and isinstance(got[key], bool):
+                # The reference's margin says how far its answer is from flipping.
+                if not _at_rounding_level(ref.get("allclose_margin"), ref):
+                    report.add(sub, r, got[key],
+                               f"margin {ref.get('allclose_margin')!r} is not at rounding level")
+            elif (key == "max_abs_diff" and _at_rounding_level(r, ref)
+                  and _at_rounding_level(got[key], ref)):
+                # Two rows equal up to rounding: their difference is noise whose
+                # size follows the rows (|b| ~ 1e4 gives ~1e-12), not the difference,
+                # so the relative rule cannot apply. Both being noise is agreement.
+                pass
+            else:
+                compare(r, got[key], sub, report)
+    elif isinstance(ref, list):
+        if not isinstance(got, list) or len(got) != len(ref):
+            report.add(path, f"list of {len(ref)}",
+                       f"list of {len(got)}" if isinstance(got, list) else got)
+            return
+        for k, (r, g) in enumerate(zip(ref, got)):
+            compare(r, g, f"{path}[{k}]", report)
+    elif isinstance(ref, bool) or ref is None or isinstance(ref, str):
+        if got != ref or type(got) is not type(ref):
+            report.add(path, ref, got)
+    elif isinstance(ref, int):
+        if not _is_number(got) or got != ref:
+            report.add(path, ref, got)
+    elif isinstance(ref, float):
+        if not _is_number(got):
+            report.add(path, ref, got)
+            return
+        diff, tol = abs(got - ref), ABS_TOL + REL_TOL * abs(ref)
+        report.note_float(path, diff, tol)
+        if not diff <= tol:
+            report.add(path, ref, got, f"|diff| {diff:.3g} > tolerance {tol:.3g}")
+    else:
+        raise TypeError(f"unexpected reference value at {path}: {ref!r}")
+
+
+def run_case(cli, options):
+    """Return a Report (its mismatches empty when the CLI agrees)."""
+    report = Report()
+    ref = experiment(options, detail=True)
+    proc = subprocess.run(cli_argv(cli, options), capture_output=True, timeout=120)
+    if proc.returncode != 0:
+        report.add("<exit status>", 0, proc.returncode,
+                   proc.stderr.decode("utf-8", "replace").strip())
+        return report
+    try:
+        got = json.loads(proc.stdout.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        report.add("<stdout>", "one JSON object", proc.stdout[:200], str(e))
+        return report
+    compare(ref, got, "$", report)
+    return report
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("cli", help="path to the poslab executable")
+    ap.add_argument("--cases", type=int, default=60, help="number of random cases (default 60)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the case generator (default 0)")
+    args = ap.parse_args()
+    if not os.access(args.cli, os.X_OK):
+        print(f"check_random: {args.cli} is not an executable file", file=sys.stderr)
+        return 2
+
+    rng = random.Random(args.seed)
+    passed = failed = 0
+    for n in range(args.cases):
+        options = random_options(rng)
+        report = run_case(args.cli, options)
+        if not report.mismatches:
+            passed += 1
+            continue
+        failed += 1
+        print(f"case {n} (--seed {args.seed}) failed: {len(report.mismatches)} mismatch(es)")
+        print("  " + shlex.join(cli_argv(args.cli, options)))
+        for path, ref, got, why in report.mismatches[:SHOW_MISMATCHES]:
+            print(f"  {path}: reference {ref!r}, cli {got!r}" + (f"  ({why})" if why else ""))
+        if report.worst is not None:
+            ratio, diff, path = report.worst
+            print(f"  largest difference: {diff:.3g} at {path} ({ratio:.3g} x tolerance)")
+    print(f"check_random: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,112 @@
+"""The CLI's contract (interfaces.md): the module's results in text and
+JSON, and one clear stderr line with exit status 2 for every bad input.
+
+usage: python3 tests/test_cli.py PATH_TO_POSLAB
+Needs only the standard library.
+"""
+import json
+import subprocess
+import sys
+
+CLI = sys.argv[1]
+passed = failed = 0
+
+
+def run(*args):
+    return subprocess.run([CLI, *args], capture_output=True)
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("not ok:", what)
+
+
+# ---- the module's verified results -------------------------------------
+out = run("--scheme", "none")
+lines = out.stdout.decode().splitlines()
+man = [l for l in lines if l.startswith("man ")]
+check(out.returncode == 0 and len(man) == 1 and "np.allclose(out_a[2], out_b[0]) = True" in man[0],
+      f"poslab --scheme none: man line {man}")
+
+out = run()
+text = out.stdout.decode()
+check("np.allclose(out_a[2], out_b[0]) = False   max|diff| 12.54   cosine distance 0.9416" in text,
+      f"poslab: man line as in interfaces.md, got:\n{text}")
+check("np.allclose(out_a.mean(0), out_b.mean(0)) = False" in text, "poslab: mean is False")
+
+res = json.loads(run("--json").stdout)
+man = res["pairs"][2]
+check(res["config"] == {"sentence_a": ["dog", "bites", "man"], "sentence_b": ["man", "bites", "dog"],
+                        "dim": 6, "seed": 2, "scheme": "random", "scale": 0.5, "causal": False,
+                        "rtol": 1e-05, "atol": 1e-08}, f"--json config {res['config']}")
+check(man["word"] == "man" and man["index_a"] == 2 and man["index_b"] == 0 and man["allclose"] is False,
+      f"--json man pair {man}")
+check(abs(man["max_abs_diff"] - 12.536657700122994) <= 1e-12 + 1e-9 * 12.5, f"man max_abs_diff {man}")
+check(res["mean"]["allclose"] is False and res["permutation"] is True, "--json mean and permutation")
+check("output_a" not in res and "sweep" not in res, "--json without --full or --sweep is compact")
+
+res = json.loads(run("--json", "--full", "--sweep", "1e-6:10:8", "--b", "man bites cat").stdout)
+check(res["pairs"][0] == {"word": "dog", "index_a": 0, "index_b": None}, f"unpaired dog: {res['pairs'][0]}")
+check(res["unpaired_b"] == [2] and res["permutation"] is False, "cat in B is unpaired; no permutation")
+check(len(res["sweep"]["scales"]) == 8 and res["sweep"]["pairs"][0] == [] and len(res["sweep"]["pairs"][2]) == 8,
+      "sweep shape with an unpaired word")
+check(len(res["output_a"]) == 3 and len(res["output_a"][0]) == 6 and len(res["attention_b"][0]) == 3,
+      "--full matrices")
+check(all(abs(sum(row) - 1) < 1e-12 for row in res["attention_a"]), "attention rows sum to 1")
+
+text = run("--b", "man bites cat").stdout.decode()
+check("no partner" in text and "not a reordering" in text, f"text notes unpaired words:\n{text}")
+
+res = json.loads(run("--json", "--a", "caf\u00e9 \"q\" \\b", "--b", "\\b caf\u00e9 \"q\"").stdout)
+check(res["config"]["sentence_a"] == ["caf\u00e9", "\"q\"", "\\b"], f"UTF-8 and escapes: {res['config']}")
+
+# ---- bad input: exit 2, nothing on stdout, one line naming the value -----
+long_word = "x" * 65
+bad = [
+    (["--a", ""], 'poslab: --a: "" has no words; allowed: 1 to 64 words separated by spaces'),
+    (["--b", "   \t "], 'poslab: --b: "   \\x09 " has no words; allowed: 1 to 64 words separated by spaces'),
+    (["--a", " ".join(["w"] * 65)], "poslab: --a: 65 words given; allowed: 1 to 64 words"),
+    (["--a", "ok " + long_word], 'poslab: --a: word 2 ("' + "x" * 40 + '...") is 65 bytes long; allowed: 1 to 64 bytes per word'),
+    ([b"--a", b"dog \xff\xfe man"], "poslab: --a: word 2 is not valid UTF-8 (byte 0xff at byte 4 of the text); allowed: UTF-8 text"),
+    ([b"--b", b"caf\xc3"], "poslab: --b: word 1 is not valid UTF-8 (byte 0xc3 at byte 3 of the text); allowed: UTF-8 text"),
+    (["--dim", "0"], 'poslab: --dim: "0" is out of range; allowed: an integer from 1 to 512'),
+    (["--dim", "513"], 'poslab: --dim: "513" is out of range; allowed: an integer from 1 to 512'),
+    (["--dim", "6.5"], 'poslab: --dim: "6.5" is out of range; allowed: an integer from 1 to 512'),
+    (["--seed", "-1"], 'poslab: --seed: "-1" is out of range; allowed: an integer from 0 to 4294967295'),
+    (["--seed", "4294967296"], 'poslab: --seed: "4294967296" is out of range; allowed: an integer from 0 to 4294967295'),
+    (["--scheme", "learned"], 'poslab: --scheme: "learned" is not a scheme; allowed: none, random, sinusoidal, rope'),
+    (["--scale", "nan"], 'poslab: --scale: "nan" is out of range; allowed: a finite number from 0 to 1e6'),
+    (["--scale", "inf"], 'poslab: --scale: "inf" is out of range; allowed: a finite number from 0 to 1e6'),
+    (["--scale", "-0.5"], 'poslab: --scale: "-0.5" is out of range; allowed: a finite number from 0 to 1e6'),
+    (["--scale", "1000001"], 'poslab: --scale: "1000001" is out of range; allowed: a finite number from 0 to 1e6'),
+    (["--scale", "abc"], 'poslab: --scale: "abc" is out of range; allowed: a finite number from 0 to 1e6'),
+    (["--rtol", "-1e-5"], 'poslab: --rtol: "-1e-5" is out of range; allowed: a finite number >= 0'),
+    (["--atol", "nan"], 'poslab: --atol: "nan" is out of range; allowed: a finite number >= 0'),
+    (["--sweep", "1e-6:10"], 'poslab: --sweep: "1e-6:10" is not a valid sweep; allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer from 1 to 1001'),
+    (["--sweep", "0:10:5"], 'poslab: --sweep: "0:10:5" is not a valid sweep; allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer from 1 to 1001'),
+    (["--sweep", "10:1:5"], 'poslab: --sweep: "10:1:5" is not a valid sweep; allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer from 1 to 1001'),
+    (["--sweep", "1:10:0"], 'poslab: --sweep: "1:10:0" is not a valid sweep; allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer from 1 to 1001'),
+    (["--sweep", "1:10:1002"], 'poslab: --sweep: "1:10:1002" is not a valid sweep; allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer from 1 to 1001'),
+    (["--sweep", "a:b:c"], 'poslab: --sweep: "a:b:c" is not a valid sweep; allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer from 1 to 1001'),
+    (["--colour"], "poslab: --colour is not an option; allowed: --a, --b, --dim, --seed, --scheme, --scale, --causal, --rtol, --atol, --sweep, --json, --full, --help"),
+    (["--dim"], "poslab: --dim needs a value; see --help for what it takes"),
+    (["stray"], 'poslab: unexpected argument "stray"; allowed: options such as --a TEXT (see --help)'),
+]
+for args, message in bad:
+    out = run(*args)
+    err = out.stderr.decode(errors="replace")
+    check(out.returncode == 2, f"{args}: exit status {out.returncode}, expected 2")
+    check(out.stdout == b"", f"{args}: printed on stdout: {out.stdout[:80]!r}")
+    check(err == message + "\n", f"{args}: stderr\n  got:  {err!r}\n  want: {message!r}")
+
+# one short line even for a huge input (one argument can hold at most 128 KiB)
+out = run("--a", "y" * 100_000)
+check(out.returncode == 2 and out.stderr.count(b"\n") == 1 and len(out.stderr) < 200,
+      f"100 kB word: {out.returncode} {out.stderr[:120]!r}")
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)

@@ -1,0 +1,265 @@
+/* Native tests of the core: the generator against NumPy, the module's
+ * verified results, and every fixture written by tests/reference.py
+ * compared with what the core prints as JSON.
+ *
+ * usage: test_core tests/fixtures/cases.json
+ * Exits non-zero on any failure, printing the path of each mismatch. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_min.h"
+#include "numpy_random.h"
+#include "poslab.h"
+
+/* experiment.md: implementations agree to 1e-9 relative or 1e-12 absolute */
+#define RTOL_IMPL 1e-9
+#define ATOL_IMPL 1e-12
+
+static int failures, checks;
+static double worst_diff;
+/* Largest |output| of the current fixture case. A difference of two nearly
+ * equal outputs (max_abs_diff, the allclose margin) carries their rounding
+ * error, so it is compared relative to this magnitude, not to itself. */
+static double magnitude;
+
+static double max_abs(const jvalue *m) {
+    double x = 0;
+    if (!m) return 0;
+    if (m->type == J_NUMBER) return fabs(m->number);
+    for (int i = 0; i < m->count; i++) {
+        double y = max_abs(&m->items[i]);
+        if (y > x) x = y;
+    }
+    return x;
+}
+
+#define CHECK(cond, ...)                                           \
+    do {                                                           \
+        checks++;                                                  \
+        if (!(cond)) {                                             \
+            failures++;                                            \
+            printf("not ok: %s:%d: ", __FILE__, __LINE__);         \
+            printf(__VA_ARGS__);                                   \
+            printf("\n");                                          \
+        }                                                          \
+    } while (0)
+
+/* ---- generator --------------------------------------------------------- */
+
+static void test_numpy_random_header_values(void) {
+    /* the values shown in numpy_random.h, which NumPy prints for seed 2 */
+    numpy_random r;
+    numpy_random_seed(&r, 2);
+    const double want[3] = {-0.4167578474054706, -0.056266827226329474, -2.136196095668454};
+    for (int i = 0; i < 3; i++) {
+        double got = numpy_random_randn(&r);
+        CHECK(got == want[i], "seed 2 draw %d: got %.17g, NumPy gives %.17g", i, got, want[i]);
+    }
+}
+
+static void test_numpy_random_fixtures(const jvalue *rng) {
+    for (int c = 0; rng && c < rng->count; c++) {
+        const jvalue *e = &rng->items[c];
+        uint32_t seed = (uint32_t)json_get(e, "seed")->number;
+        const jvalue *want = json_get(e, "randn");
+        numpy_random r;
+        numpy_random_seed(&r, seed);
+        for (int i = 0; i < want->count; i++) {
+            double got = numpy_random_randn(&r);
+            CHECK(got == want->items[i].number, "seed %u draw %d: got %.17g, NumPy gives %.17g", seed, i, got,
+                  want->items[i].number);
+        }
+    }
+}
+
+/* ---- the module's verified results -------------------------------------- */
+
+static const poslab_result *run(poslab_lab *lab, const char *const *options) {
+    poslab_config cfg;
+    char msg[POSLAB_MESSAGE_BYTES];
+    poslab_config_default(&cfg);
+    for (int i = 0; options[i]; i += 2) {
+        if (poslab_config_set(&cfg, options[i], options[i + 1], msg, sizeof msg) != POSLAB_OK) {
+            CHECK(0, "option %s=%s rejected: %s", options[i], options[i + 1], msg);
+            return NULL;
+        }
+    }
+    if (poslab_run(lab, &cfg, msg, sizeof msg) != POSLAB_OK) {
+        CHECK(0, "run failed: %s", msg);
+        return NULL;
+    }
+    return poslab_result_of(lab);
+}
+
+static int near(double got, double want) { return fabs(got - want) <= ATOL_IMPL + RTOL_IMPL * fabs(want); }
+
+static void test_module_results(poslab_lab *lab) {
+    const char *none[] = {"scheme", "none", NULL};
+    const poslab_result *r = run(lab, none);
+    if (!r) return;
+    /* "man" is row 2 of "dog bites man" and row 0 of "man bites dog" */
+    CHECK(r->pairs[2].index_b == 0, "man pairs with out_b[%d], expected 0", r->pairs[2].index_b);
+    CHECK(r->pairs[2].allclose == 1, "without positions, man must be allclose (module: True)");
+    CHECK(r->mean.allclose == 1, "without positions, the sentence means must be allclose");
+    CHECK(r->permutation == 1, "B is a reordering of A");
+
+    const char *with_positions[] = {NULL}; /* the defaults: random stand-in at 0.5 */
+    r = run(lab, with_positions);
+    if (!r) return;
+    CHECK(r->config.scheme == POSLAB_SCHEME_RANDOM && r->config.scale == 0.5, "defaults are random at 0.5");
+    CHECK(r->pairs[2].allclose == 0, "with positions, man must differ (module: False)");
+    CHECK(r->mean.allclose == 0, "with positions, the means must differ (module: False)");
+    CHECK(near(r->pairs[2].max_abs_diff, 12.536657700122994), "man max|diff| %.17g", r->pairs[2].max_abs_diff);
+    CHECK(near(r->pairs[2].cosine_distance, 0.9415675654775886), "man cosine %.17g", r->pairs[2].cosine_distance);
+    CHECK(near(r->mean.cosine_distance, 0.535138300649038), "mean cosine %.17g", r->mean.cosine_distance);
+
+    const char *small[] = {"scale", "0.001", NULL}; /* the module's exercise 3 */
+    r = run(lab, small);
+    if (!r) return;
+    CHECK(r->pairs[2].allclose == 0, "at scale 0.001 man is still not allclose");
+    CHECK(near(r->pairs[2].cosine_distance, 3.2350096464073275e-05), "man cosine at 0.001: %.17g",
+          r->pairs[2].cosine_distance);
+}
+
+/* A sweep point and a single run at the same scale are the same numbers. */
+static void test_sweep_matches_runs(poslab_lab *lab) {
+    const char *sweep[] = {"scheme", "rope", "sweep", "1e-3:10:5", "causal", "true", NULL};
+    const poslab_result *r = run(lab, sweep);
+    if (!r) return;
+    int count = r->sweep_count;
+    double scales[8];
+    poslab_point mean[8], man[8];
+    for (int t = 0; t < count; t++) {
+        scales[t] = r->sweep_scales[t];
+        mean[t] = r->sweep_mean[t];
+        man[t] = r->sweep_pairs[2 * count + t];
+    }
+    CHECK(count == 5 && scales[0] == 1e-3 && scales[4] == 10.0, "sweep ends are exact");
+    for (int t = 0; t < count; t++) {
+        char s[40];
+        snprintf(s, sizeof s, "%.17g", scales[t]);
+        const char *one[] = {"scheme", "rope", "scale", s, "causal", "true", NULL};
+        const poslab_result *q = run(lab, one);
+        if (!q) return;
+        CHECK(q->mean.cosine_distance == mean[t].cosine_distance && q->mean.allclose == mean[t].allclose,
+              "sweep point %d (mean) differs from a run at scale %s", t, s);
+        CHECK(q->pairs[2].cosine_distance == man[t].cosine_distance && q->pairs[2].allclose == man[t].allclose,
+              "sweep point %d (man) differs from a run at scale %s", t, s);
+    }
+}
+
+/* The threshold lies where a dense sweep turns from True to False. */
+static void test_threshold(poslab_lab *lab) {
+    poslab_config cfg;
+    char msg[POSLAB_MESSAGE_BYTES];
+    double t = -1;
+    poslab_config_default(&cfg);
+    CHECK(poslab_threshold(lab, &cfg, 2, 1e-12, 10, 1e-6, &t, msg, sizeof msg) == POSLAB_OK, "threshold: %s", msg);
+    CHECK(t > 1e-12 && t < 1e-3, "man's threshold %.3g lies between 1e-12 and 1e-3", t);
+    const char *below[] = {"scale", "", NULL}, *above[] = {"scale", "", NULL};
+    char lo[40], hi[40];
+    snprintf(lo, sizeof lo, "%.17g", t);
+    snprintf(hi, sizeof hi, "%.17g", t * (1 + 1e-5));
+    below[1] = lo;
+    above[1] = hi;
+    const poslab_result *r = run(lab, below);
+    CHECK(r && r->pairs[2].allclose == 1, "allclose holds at the threshold %s", lo);
+    r = run(lab, above);
+    CHECK(r && r->pairs[2].allclose == 0, "allclose fails just above the threshold %s", hi);
+}
+
+/* ---- fixtures ----------------------------------------------------------- */
+
+/* Compares what the core printed (got) with NumPy's value (want) at path. */
+static void compare(const char *path, const jvalue *got, const jvalue *want, const jvalue *parent) {
+    char sub[512];
+    if (!got) { CHECK(0, "%s: missing from the core's JSON", path); return; }
+    if (want->type == J_NUMBER && got->type == J_NUMBER) {
+        double diff = fabs(got->number - want->number);
+        int is_difference = strstr(path, "max_abs_diff") != NULL;
+        if (diff > worst_diff && diff > ATOL_IMPL) worst_diff = diff;
+        CHECK(near(got->number, want->number) || (is_difference && diff <= ATOL_IMPL + RTOL_IMPL * magnitude), "%s: core %.17g, NumPy %.17g (diff %.3g)", path, got->number,
+              want->number, diff);
+        return;
+    }
+    if (want->type != got->type) { CHECK(0, "%s: core type %d, NumPy type %d", path, got->type, want->type); return; }
+    switch (want->type) {
+    case J_NULL: return;
+    case J_STRING: CHECK(!strcmp(got->string, want->string), "%s: \"%s\" vs \"%s\"", path, got->string, want->string); return;
+    case J_BOOL: {
+        const jvalue *margin = json_get(parent, "allclose_margin");
+        /* an allclose answer may differ only when NumPy's margin is at rounding level */
+        if (margin && margin->type == J_NUMBER && fabs(margin->number) <= ATOL_IMPL + RTOL_IMPL * magnitude) return;
+        CHECK(got->number == want->number, "%s: core %s, NumPy %s", path, got->number ? "true" : "false",
+              want->number ? "true" : "false");
+        return;
+    }
+    case J_ARRAY:
+        if (got->count != want->count) { CHECK(0, "%s: %d items, NumPy %d", path, got->count, want->count); return; }
+        for (int i = 0; i < want->count; i++) {
+            snprintf(sub, sizeof sub, "%s[%d]", path, i);
+            compare(sub, &got->items[i], &want->items[i], want);
+        }
+        return;
+    case J_OBJECT:
+        for (int i = 0; i < want->count; i++) {
+            if (!strcmp(want->keys[i], "allclose_margin")) continue; /* fixture-only */
+            snprintf(sub, sizeof sub, "%s.%s", path, want->keys[i]);
+            compare(sub, json_get(got, want->keys[i]), &want->items[i], want);
+        }
+        return;
+    default: return;
+    }
+}
+
+static void test_fixture_case(poslab_lab *lab, const jvalue *c) {
+    const char *name = json_get(c, "name")->string;
+    const jvalue *options = json_get(c, "options");
+    poslab_config cfg;
+    char msg[POSLAB_MESSAGE_BYTES];
+    poslab_config_default(&cfg);
+    for (int i = 0; i < options->count; i++) {
+        if (poslab_config_set(&cfg, options->keys[i], options->items[i].string, msg, sizeof msg) != POSLAB_OK) {
+            CHECK(0, "case %s: option rejected: %s", name, msg);
+            return;
+        }
+    }
+    if (poslab_run(lab, &cfg, msg, sizeof msg) != POSLAB_OK) { CHECK(0, "case %s: %s", name, msg); return; }
+    const char *text = poslab_json(lab, 1);
+    jvalue got;
+    if (!text || json_parse(text, &got)) { CHECK(0, "case %s: the core printed invalid JSON", name); return; }
+    int before = failures;
+    const jvalue *expected = json_get(c, "expected");
+    double ma = max_abs(json_get(expected, "output_a")), mb = max_abs(json_get(expected, "output_b"));
+    magnitude = ma > mb ? ma : mb;
+    compare(name, &got, expected, NULL);
+    if (failures > before) printf("  (case %s: %d mismatches)\n", name, failures - before);
+    json_free(&got);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) { fprintf(stderr, "usage: test_core FIXTURES.json\n"); return 2; }
+    char *text = read_file(argv[1]);
+    jvalue fixtures;
+    if (!text || json_parse(text, &fixtures)) { fprintf(stderr, "cannot read %s\n", argv[1]); return 2; }
+    poslab_lab *lab = poslab_create();
+
+    test_numpy_random_header_values();
+    test_numpy_random_fixtures(json_get(&fixtures, "rng"));
+    test_module_results(lab);
+    test_sweep_matches_runs(lab);
+    test_threshold(lab);
+    const jvalue *cases = json_get(&fixtures, "cases");
+    int ncases = cases ? cases->count : 0;
+    for (int i = 0; i < ncases; i++) test_fixture_case(lab, &cases->items[i]);
+    CHECK(ncases >= 20, "expected at least 20 fixture cases, found %d", ncases);
+
+    poslab_destroy(lab);
+    json_free(&fixtures);
+    free(text);
+    printf("test_core: %d fixture cases; largest difference from NumPy beyond 1e-12: %.3g\n", ncases, worst_diff);
+    printf("%d passed, %d failed\n", checks - failures, failures);
+    return failures ? 1 : 0;
+}

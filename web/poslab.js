@@ -1,0 +1,180 @@
+// poslab.js - the JavaScript face of the C core, and the only code that
+// touches the WebAssembly heap. Every call copies strings in, checks the
+// status, copies the result out as plain JS values and frees in `finally`.
+//
+//   import { createLab } from './poslab.js';
+//   const lab = await createLab();              // loads poslab.wasm beside this file
+//   const result = lab.run({ scheme: 'none' }); // the CLI's JSON, as an object
+//   lab.dispose();
+//
+// Options travel to the core as text through poslab_config_set, the same
+// parser the CLI uses, so an invalid value throws an Error with the same
+// words as the CLI's stderr line.
+import createPoslabCore from './poslab-core.js';
+
+// The C functions this wrapper calls; tests check it against src/exports.json.
+export const CORE_FUNCTIONS = [
+  '_malloc', '_free',
+  '_poslab_config_new', '_poslab_config_free', '_poslab_config_set',
+  '_poslab_create', '_poslab_destroy', '_poslab_run', '_poslab_json',
+  '_poslab_threshold', '_poslab_status_text',
+];
+
+// JSON config keys -> the core's option names (the CLI's, without dashes).
+const OPTION_OF = {
+  sentence_a: 'sentence_a', sentence_b: 'sentence_b', dim: 'dim', seed: 'seed',
+  scheme: 'scheme', scale: 'scale', causal: 'causal', rtol: 'rtol', atol: 'atol',
+};
+const MESSAGE_BYTES = 320; // POSLAB_MESSAGE_BYTES
+const ASCII_SPACE = /[ \t\n\r\f\v]/;
+
+async function wasmBytes() {
+  const url = new URL('./poslab.wasm', import.meta.url);
+  if (url.protocol === 'file:') { // Node, or a page opened from disk by a tool
+    const { readFile } = await import('node:fs/promises');
+    return readFile(url);
+  }
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`poslab: cannot load ${url.pathname} (HTTP ${response.status})`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+export async function createLab() {
+  // Handing over the bytes makes one path for browsers and Node, whatever
+  // MIME type a static host gives .wasm files.
+  const core = await createPoslabCore({ wasmBinary: await wasmBytes() });
+  return new Lab(core);
+}
+
+// Text for one config value, or an Error naming the field.
+function optionText(key, value) {
+  if (key === 'sentence_a' || key === 'sentence_b') {
+    if (typeof value === 'string') return value;
+    if (Array.isArray(value)) {
+      value.forEach((word, k) => {
+        if (typeof word !== 'string' || word === '' || ASCII_SPACE.test(word)) {
+          throw new Error(`${key}: word ${k + 1} (${JSON.stringify(word)}) is not a single word; ` +
+                          'allowed: non-empty strings without spaces');
+        }
+      });
+      return value.join(' ');
+    }
+    throw new Error(`${key}: ${JSON.stringify(value)} is not text; allowed: a string or an array of words`);
+  }
+  if (key === 'causal') {
+    if (typeof value === 'boolean') return String(value);
+    if (value === 'true' || value === 'false') return value;
+    throw new Error(`causal: ${JSON.stringify(value)} is not a switch value; allowed: true or false`);
+  }
+  if (typeof value === 'number' || typeof value === 'string') return String(value);
+  throw new Error(`${key}: ${JSON.stringify(value)} is not a number; allowed: a number`);
+}
+
+function sweepText(sweep) {
+  if (sweep === undefined || sweep === null || sweep === false) return '';
+  const { lo, hi, count } = sweep;
+  return `${lo}:${hi}:${count}`;
+}
+
+class Lab {
+  constructor(core) {
+    this.core = core;
+    this.lab = core._poslab_create();
+    this.message = core._malloc(MESSAGE_BYTES);
+    if (!this.lab || !this.message) throw new Error('poslab: out of memory');
+  }
+
+  // A copy of s in the heap; the caller frees it.
+  string(s) {
+    const size = this.core.lengthBytesUTF8(s) + 1;
+    const ptr = this.core._malloc(size);
+    if (!ptr) throw new Error('poslab: out of memory');
+    this.core.stringToUTF8(s, ptr, size);
+    return ptr;
+  }
+
+  fail() {
+    return new Error(this.core.UTF8ToString(this.message));
+  }
+
+  // Parses every field of config into a fresh heap config; returns it.
+  configure(config) {
+    if (config === null || typeof config !== 'object') {
+      throw new Error('config: expected an object such as {sentence_a: "dog bites man"}');
+    }
+    const cfg = this.core._poslab_config_new();
+    if (!cfg) throw new Error('poslab: out of memory');
+    try {
+      for (const [key, value] of Object.entries(config)) {
+        if (key === 'full' || value === undefined || value === null) continue;
+        let option = OPTION_OF[key];
+        let text;
+        if (key === 'sweep') {
+          option = 'sweep';
+          text = sweepText(value);
+        } else if (option) {
+          text = optionText(key, value);
+        } else {
+          throw new Error(`${JSON.stringify(key)} is not a config field; allowed: ` +
+                          `${Object.keys(OPTION_OF).join(', ')}, sweep, full`);
+        }
+        const k = this.string(option);
+        const v = this.string(text);
+        try {
+          if (this.core._poslab_config_set(cfg, k, v, this.message, MESSAGE_BYTES) !== 0) throw this.fail();
+        } finally {
+          this.core._free(k);
+          this.core._free(v);
+        }
+      }
+      return cfg;
+    } catch (e) {
+      this.core._poslab_config_free(cfg);
+      throw e;
+    }
+  }
+
+  // Runs the experiment; returns the CLI's JSON result as an object.
+  run(config = {}) {
+    this.check();
+    const cfg = this.configure(config);
+    try {
+      if (this.core._poslab_run(this.lab, cfg, this.message, MESSAGE_BYTES) !== 0) throw this.fail();
+      const json = this.core._poslab_json(this.lab, config.full ? 1 : 0);
+      if (!json) throw new Error('poslab: out of memory');
+      return JSON.parse(this.core.UTF8ToString(json));
+    } finally {
+      this.core._poslab_config_free(cfg);
+    }
+  }
+
+  // The largest scale in [lo, hi] at which allclose still holds for pair
+  // index `pair` of sentence A (-1: the sentence mean), by bisection on
+  // log(scale); 0 if it fails already at lo.
+  threshold(config, pair, { lo = 1e-12, hi = 1e6, relTol = 1e-3 } = {}) {
+    this.check();
+    const cfg = this.configure(config);
+    const out = this.core._malloc(8);
+    try {
+      if (!out) throw new Error('poslab: out of memory');
+      const st = this.core._poslab_threshold(this.lab, cfg, pair, lo, hi, relTol, out, this.message, MESSAGE_BYTES);
+      if (st !== 0) throw this.fail();
+      return this.core.HEAPF64[out >> 3]; // a fresh view: memory may have grown
+    } finally {
+      this.core._free(out);
+      this.core._poslab_config_free(cfg);
+    }
+  }
+
+  check() {
+    if (!this.lab) throw new Error('poslab: this lab has been disposed');
+  }
+
+  dispose() {
+    if (!this.lab) return;
+    this.core._poslab_destroy(this.lab);
+    this.core._free(this.message);
+    this.lab = 0;
+    this.message = 0;
+  }
+}
