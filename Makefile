@@ -15,10 +15,10 @@ PYTHON := /usr/bin/python3
 # may not look in Debian's module folder.
 export NODE_PATH := /usr/share/nodejs
 
-APT_PACKAGES := cmake gcc make python3 python3-numpy emscripten chromium
+APT_PACKAGES := cmake gcc make python3 python3-numpy emscripten chromium clang libclang-rt-14-dev valgrind
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps native asan wasm site serve dist test test-native test-wasm test-browser fixtures clean
+.PHONY: all deps native asan wasm site serve dist test test-native test-fuzz test-wasm test-browser fuzz fixtures clean
 
 all: native site
 
@@ -64,7 +64,7 @@ dist: site
 	cp -R $(SITE) dist
 	@echo "poslab: dist/ holds the whole lab; serve it from any static host"
 
-test: test-native test-wasm test-browser
+test: test-native test-fuzz test-wasm test-browser
 
 test-native: native asan
 	cd $(BUILD)/native && ctest --output-on-failure
@@ -75,6 +75,21 @@ test-wasm: site
 
 test-browser: site
 	node --test --test-concurrency=1 tests/browser/*.test.mjs
+
+# libFuzzer with ASan and UBSan over tests/fuzz/corpus; new inputs go to
+# build/fuzz/corpus, crashes to build/fuzz/crashes (copy each into
+# tests/fuzz/regressions once fixed). make fuzz FUZZ_SECONDS=3600
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	CC=clang cmake -S . -B $(BUILD)/fuzz -DCMAKE_BUILD_TYPE=Debug -DPOSLAB_FUZZ=ON
+	cmake --build $(BUILD)/fuzz -j2 --target fuzz_poslab
+	mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/crashes
+	$(BUILD)/fuzz/fuzz_poslab -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
+	  -dict=tests/fuzz/poslab.dict -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/crashes/ $(BUILD)/fuzz/corpus tests/fuzz/corpus
+
+# make test's short pass of the same.
+test-fuzz:
+	$(MAKE) fuzz FUZZ_SECONDS=30
 
 # Rewrites tests/fixtures/cases.json from NumPy.
 fixtures:

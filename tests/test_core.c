@@ -170,6 +170,94 @@ static void test_threshold(poslab_lab *lab) {
     CHECK(r && r->pairs[2].allclose == 0, "allclose fails just above the threshold %s", hi);
 }
 
+/* ---- extremes ----------------------------------------------------------- */
+
+static void check_sane(const poslab_result *r, const char *what) {
+    int finite = 1, rows = 1;
+    for (int i = 0; i < r->len_a * r->dim; i++) finite &= isfinite(r->output_a[i]) != 0;
+    for (int i = 0; i < r->len_b * r->dim; i++) finite &= isfinite(r->output_b[i]) != 0;
+    for (int i = 0; i < r->len_a; i++) {
+        double sum = 0;
+        for (int j = 0; j < r->len_a; j++) sum += r->attention_a[i * r->len_a + j];
+        rows &= fabs(sum - 1) < 1e-12;
+    }
+    CHECK(finite, "%s: every output is finite", what);
+    CHECK(rows, "%s: every attention row sums to 1", what);
+    CHECK(isfinite(r->mean.cosine_distance) && isfinite(r->mean.max_abs_diff), "%s: the mean's figures are finite", what);
+}
+
+static void test_extremes(poslab_lab *lab) {
+    /* the largest input: 64 words, d 512, B reversed */
+    static char a[64 * 8], b[64 * 8];
+    size_t la = 0, lb = 0;
+    for (int i = 0; i < 64; i++) {
+        la += (size_t)sprintf(a + la, "w%d ", i);
+        lb += (size_t)sprintf(b + lb, "w%d ", 63 - i);
+    }
+    const char *none[] = {"a", a, "b", b, "dim", "512", "scheme", "none", NULL};
+    const poslab_result *r = run(lab, none);
+    if (r) {
+        check_sane(r, "64 words, d 512, no positions");
+        int all = 1;
+        for (int i = 0; i < 64; i++) all &= r->pairs[i].allclose && r->pairs[i].index_b == 63 - i;
+        CHECK(all, "64 words, d 512: without positions every word is allclose to its partner");
+    }
+    const char *rope[] = {"a", a, "b", b, "dim", "512", "scheme", "rope", "sweep", "1e-9:1e3:121", NULL};
+    r = run(lab, rope);
+    if (r) {
+        check_sane(r, "64 words, d 512, rope with a sweep");
+        CHECK(r->pairs[0].allclose == 0 && r->sweep_count == 121, "64 words, d 512, rope: w0 differs");
+    }
+
+    /* scale 1e6 saturates the softmax: one-hot rows, never NaN */
+    const char *schemes[] = {"random", "sinusoidal", "rope"};
+    for (int k = 0; k < 3; k++) {
+        const char *huge[] = {"scheme", schemes[k], "scale", "1e6", "causal", k == 1 ? "true" : "false", NULL};
+        r = run(lab, huge);
+        if (r) check_sane(r, schemes[k]);
+    }
+
+    /* the same sentence twice: same words at the same positions, always equal */
+    const char *same[] = {"a", "a a a a", "b", "a a a a", "scheme", "random", "scale", "10", NULL};
+    r = run(lab, same);
+    if (r) {
+        check_sane(r, "all-identical words");
+        int all = r->mean.allclose;
+        for (int i = 0; i < 4; i++) all &= r->pairs[i].allclose && r->pairs[i].index_b == i;
+        CHECK(all && r->permutation, "identical sentences are allclose everywhere, even with positions");
+    }
+    const char *one[] = {"a", "x", "b", "x", "scheme", "rope", "dim", "1", NULL};
+    r = run(lab, one);
+    if (r) CHECK(r->pairs[0].allclose && r->attention_a[0] == 1.0, "one word: attends to itself only");
+
+    /* word length limits count bytes, with multi-byte UTF-8 at the limit */
+    char w64[65], e32[65 + 1], dog16[65];
+    memset(w64, 'x', 64);
+    w64[64] = 0;
+    for (int i = 0; i < 32; i++) memcpy(e32 + 2 * i, "\xc3\xa9", 2); /* é */
+    e32[64] = 0;
+    for (int i = 0; i < 16; i++) memcpy(dog16 + 4 * i, "\xf0\x9f\x90\x95", 4); /* U+1F415 */
+    dog16[64] = 0;
+    poslab_config cfg;
+    char msg[POSLAB_MESSAGE_BYTES];
+    poslab_config_default(&cfg);
+    CHECK(poslab_config_set(&cfg, "a", w64, msg, sizeof msg) == POSLAB_OK, "a 64-byte word is allowed");
+    CHECK(poslab_config_set(&cfg, "a", e32, msg, sizeof msg) == POSLAB_OK, "32 x e-acute (64 bytes) is allowed");
+    CHECK(poslab_config_set(&cfg, "b", dog16, msg, sizeof msg) == POSLAB_OK, "16 emoji (64 bytes) are allowed");
+    CHECK(poslab_run(lab, &cfg, msg, sizeof msg) == POSLAB_OK, "64-byte words run: %s", msg);
+    strcat(e32, "x");
+    CHECK(poslab_config_set(&cfg, "a", e32, msg, sizeof msg) == POSLAB_ERR_INPUT &&
+              strstr(msg, "is 65 bytes long"), "65 bytes are refused: %s", msg);
+    e32[63] = 0; /* cut inside the last e-acute */
+    CHECK(poslab_config_set(&cfg, "a", e32, msg, sizeof msg) == POSLAB_ERR_INPUT && strstr(msg, "not valid UTF-8"),
+          "a cut multi-byte character is refused: %s", msg);
+    CHECK(poslab_config_set(&cfg, "a", "\xed\xa0\x80", msg, sizeof msg) == POSLAB_ERR_INPUT,
+          "a UTF-16 surrogate encoded in UTF-8 is refused");
+    CHECK(poslab_config_set(&cfg, "a", "\xc0\xaf", msg, sizeof msg) == POSLAB_ERR_INPUT, "an overlong form is refused");
+    CHECK(poslab_config_set(&cfg, "a", "\xf4\x90\x80\x80", msg, sizeof msg) == POSLAB_ERR_INPUT,
+          "a code point past U+10FFFF is refused");
+}
+
 /* ---- fixtures ----------------------------------------------------------- */
 
 /* Compares what the core printed (got) with NumPy's value (want) at path. */
@@ -251,6 +339,7 @@ int main(int argc, char **argv) {
     test_module_results(lab);
     test_sweep_matches_runs(lab);
     test_threshold(lab);
+    test_extremes(lab);
     const jvalue *cases = json_get(&fixtures, "cases");
     int ncases = cases ? cases->count : 0;
     for (int i = 0; i < ncases; i++) test_fixture_case(lab, &cases->items[i]);
