@@ -15,22 +15,33 @@ PYTHON := /usr/bin/python3
 # may not look in Debian's module folder.
 export NODE_PATH := /usr/share/nodejs
 
-APT_PACKAGES := cmake gcc make python3 python3-numpy emscripten chromium clang libclang-rt-14-dev valgrind
+# What building needs, and what only the tests need (Chromium, NumPy, the
+# fuzzer's runtime, valgrind), so that `make serve` and `make dist` stay lean.
+BUILD_PACKAGES := cmake gcc make python3 emscripten
+TEST_PACKAGES := python3-numpy chromium clang libclang-rt-14-dev valgrind
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps native asan wasm site serve dist test test-native test-fuzz test-wasm test-browser fuzz fixtures clean
+.PHONY: all deps deps-test native asan wasm site serve dist test test-native test-fuzz test-wasm test-browser fuzz fixtures clean
 
 all: native site
 
-deps:
+# apt-get only when a package is missing; npm ci only when the lock changed.
+define apt_install
 	@missing=""; \
-	for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	command -v node >/dev/null && command -v npm >/dev/null || missing="$$missing nodejs npm"; \
+	for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$(2)" ]; then command -v node >/dev/null && command -v npm >/dev/null || missing="$$missing nodejs npm"; fi; \
 	if [ -n "$$missing" ]; then \
 	  echo "poslab: installing Debian packages:$$missing"; \
 	  $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q $$missing; \
 	fi
+endef
+
+deps:
+	$(call apt_install,$(BUILD_PACKAGES),node)
 	@[ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund
+
+deps-test: deps
+	$(call apt_install,$(TEST_PACKAGES))
 
 native: deps
 	cmake -S . -B $(BUILD)/native -DCMAKE_BUILD_TYPE=Release
@@ -66,21 +77,21 @@ dist: site
 
 test: test-native test-fuzz test-wasm test-browser
 
-test-native: native asan
+test-native: deps-test native asan
 	cd $(BUILD)/native && ctest --output-on-failure
 	cd $(BUILD)/asan && ctest --output-on-failure
 
-test-wasm: site
+test-wasm: deps-test site native
 	node --test tests/node/*.test.mjs
 
-test-browser: site
+test-browser: deps-test site
 	node --test --test-concurrency=1 tests/browser/*.test.mjs
 
 # libFuzzer with ASan and UBSan over tests/fuzz/corpus; new inputs go to
 # build/fuzz/corpus, crashes to build/fuzz/crashes (copy each into
 # tests/fuzz/regressions once fixed). make fuzz FUZZ_SECONDS=3600
 FUZZ_SECONDS ?= 600
-fuzz: deps
+fuzz: deps-test
 	CC=clang cmake -S . -B $(BUILD)/fuzz -DCMAKE_BUILD_TYPE=Debug -DPOSLAB_FUZZ=ON
 	cmake --build $(BUILD)/fuzz -j2 --target fuzz_poslab
 	mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/crashes
