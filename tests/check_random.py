@@ -14,6 +14,7 @@ configurations, so a failure printed here can be reproduced exactly.
 
 Agreement rule (experiment.md, "Tolerance between implementations"):
   * floats: |cli - ref| <= 1e-12 + 1e-9*|ref|; null only where the reference has null;
+    in output_a/output_b the 1e-12 is taken on the scale of the row (see _row_atol);
   * allclose answers must match unless the reference's margin is itself at
     rounding level, |margin| <= 1e-12 + 1e-9*max|b|: there a correct
     implementation may round the other way;
@@ -105,6 +106,16 @@ def cli_argv(cli, options):
     return argv + ["--json", "--full"]
 
 
+def _shell_word(arg):
+    """Quote for bash on one line; $'...' keeps tabs and newlines visible."""
+    if not any(c in arg for c in "\t\n\r\f\v"):
+        return shlex.quote(arg)
+    for raw, esc in (("\\", "\\\\"), ("'", "\\'"), ("\t", "\\t"), ("\n", "\\n"),
+                     ("\r", "\\r"), ("\f", "\\f"), ("\v", "\\v")):
+        arg = arg.replace(raw, esc)
+    return "$'" + arg + "'"
+
+
 # --------------------------------------------------------------------------
 # Comparison
 # --------------------------------------------------------------------------
@@ -136,7 +147,18 @@ def _at_rounding_level(value, entry):
     return abs(value) <= ABS_TOL + REL_TOL * size
 
 
-def compare(ref, got, path, report):
+def _row_atol(row):
+    """Absolute allowance for one output row: 1e-12 on the row's own scale.
+
+    out[i, k] = sum_j A[i, j] V[j, k] can cancel to a value far smaller than
+    its terms; its rounding error follows the terms (~ the row's size), not the
+    result. "1e-12 absolute near zero" then means near zero for that row.
+    """
+    finite = [abs(x) for x in row if _is_number(x)]
+    return ABS_TOL * max([1.0] + finite)
+
+
+def compare(ref, got, path, report, atol=ABS_TOL):
     if isinstance(ref, dict):
         if not isinstance(got, dict):
             report.add(path, "{...}", got, "expected an object")
@@ -158,6 +180,12 @@ def compare(ref, got, path, report):
                 # size follows the rows (|b| ~ 1e4 gives ~1e-12), not the difference,
                 # so the relative rule cannot apply. Both being noise is agreement.
                 pass
+            elif key in ("output_a", "output_b") and isinstance(r, list):
+                if not isinstance(got[key], list) or len(got[key]) != len(r):
+                    compare(r, got[key], sub, report)     # reports the shape
+                    continue
+                for i, (rr, gr) in enumerate(zip(r, got[key])):
+                    compare(rr, gr, f"{sub}[{i}]", report, atol=_row_atol(rr))
             else:
                 compare(r, got[key], sub, report)
     elif isinstance(ref, list):
@@ -166,7 +194,7 @@ def compare(ref, got, path, report):
                        f"list of {len(got)}" if isinstance(got, list) else got)
             return
         for k, (r, g) in enumerate(zip(ref, got)):
-            compare(r, g, f"{path}[{k}]", report)
+            compare(r, g, f"{path}[{k}]", report, atol)
     elif isinstance(ref, bool) or ref is None or isinstance(ref, str):
         if got != ref or type(got) is not type(ref):
             report.add(path, ref, got)
@@ -177,7 +205,7 @@ def compare(ref, got, path, report):
         if not _is_number(got):
             report.add(path, ref, got)
             return
-        diff, tol = abs(got - ref), ABS_TOL + REL_TOL * abs(ref)
+        diff, tol = abs(got - ref), atol + REL_TOL * abs(ref)
         report.note_float(path, diff, tol)
         if not diff <= tol:
             report.add(path, ref, got, f"|diff| {diff:.3g} > tolerance {tol:.3g}")
@@ -223,7 +251,7 @@ def main():
             continue
         failed += 1
         print(f"case {n} (--seed {args.seed}) failed: {len(report.mismatches)} mismatch(es)")
-        print("  " + shlex.join(cli_argv(args.cli, options)))
+        print("  " + " ".join(_shell_word(w) for w in cli_argv(args.cli, options)))
         for path, ref, got, why in report.mismatches[:SHOW_MISMATCHES]:
             print(f"  {path}: reference {ref!r}, cli {got!r}" + (f"  ({why})" if why else ""))
         if report.worst is not None:
