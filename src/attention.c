@@ -102,15 +102,17 @@ double max_abs_diff(const double *a, const double *b, int n) {
     return m;
 }
 
-double cosine_distance(const double *a, const double *b, int n) {
+double cosine_similarity(const double *a, const double *b, int n) {
     double ab = 0.0, aa = 0.0, bb = 0.0;
     for (int i = 0; i < n; i++) {
         ab += a[i] * b[i];
         aa += a[i] * a[i];
         bb += b[i] * b[i];
     }
-    return 1.0 - ab / (sqrt(aa) * sqrt(bb));
+    return ab / (sqrt(aa) * sqrt(bb));
 }
+
+double cosine_distance(const double *a, const double *b, int n) { return 1.0 - cosine_similarity(a, b, n); }
 
 void column_mean(double *mean, const double *x, int n, int d) {
     for (int c = 0; c < d; c++) mean[c] = 0.0;

@@ -32,7 +32,10 @@ int allclose(const double *a, const double *b, int n, double rtol, double atol);
 /* max |a - b|, NaN if any difference is NaN (as np.max propagates it). */
 double max_abs_diff(const double *a, const double *b, int n);
 
-/* 1 - a.b / (|a| |b|), as computed: NaN for a zero vector. */
+/* a.b / (|a| |b|): NaN for a zero vector. */
+double cosine_similarity(const double *a, const double *b, int n);
+
+/* 1 - cosine_similarity(a, b), as computed: can be a tiny negative number. */
 double cosine_distance(const double *a, const double *b, int n);
 
 /* mean (d) = x (n x d).mean(axis=0) */

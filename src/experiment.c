@@ -25,6 +25,7 @@ typedef struct { /* one sentence's share of the working memory */
     double *out, *attn;             /* the run at the chosen scale */
     double *mean;                   /* out.mean(axis=0)        (d) */
     double *tmp_out, *tmp_attn, *tmp_mean; /* sweep and bisection points */
+    double *bag;                    /* X.mean(axis=0): the baseline (d) */
 } side;
 
 struct poslab_lab {
@@ -180,8 +181,8 @@ static poslab_status prepare(poslab_lab *lab, const poslab_config *c) {
     int vocab = build_vocabulary(c, lab->a.ids, lab->b.ids, words);
 
     /* per side: 6 products, out, tmp_out (n x d); attn, tmp_attn (n x n);
-       mean, tmp_mean (d). Shared: q, k, v; vocabulary, weights, table. */
-    size_t per_side = 8 * (size_t)n * d + 2 * (size_t)n * n + 2 * (size_t)d;
+       mean, tmp_mean, bag (d). Shared: q, k, v; vocabulary, weights, table. */
+    size_t per_side = 8 * (size_t)n * d + 2 * (size_t)n * n + 3 * (size_t)d;
     size_t need = 2 * per_side + 3 * (size_t)n * d + (size_t)vocab * d + 3 * (size_t)d * d +
                   (size_t)n * d;
     if (need > lab->arena_size) {
@@ -207,6 +208,7 @@ static poslab_status prepare(poslab_lab *lab, const poslab_config *c) {
         s->tmp_attn = carve(&at, (size_t)n * n);
         s->mean = carve(&at, (size_t)d);
         s->tmp_mean = carve(&at, (size_t)d);
+        s->bag = carve(&at, (size_t)d);
     }
     lab->q = carve(&at, (size_t)n * d);
     lab->k = carve(&at, (size_t)n * d);
@@ -231,6 +233,7 @@ static poslab_status prepare(poslab_lab *lab, const poslab_config *c) {
         double *x = lab->q; /* X of this side, gathered into scratch */
         for (int i = 0; i < s->n; i++)
             memcpy(x + (size_t)i * d, vectors + (size_t)s->ids[i] * d, (size_t)d * sizeof(double));
+        column_mean(s->bag, x, s->n, d);
         matmul(s->xq, x, wq, s->n, d, d);
         matmul(s->xk, x, wk, s->n, d, d);
         matmul(s->xv, x, wv, s->n, d, d);
@@ -351,6 +354,9 @@ poslab_status poslab_run(poslab_lab *lab, const poslab_config *c, char *message,
     r->pairs = lab->pairs;
     r->mean.index_a = r->mean.index_b = -1;
     compare(&r->mean, lab->a.mean, lab->b.mean, d, c);
+    r->baseline.index_a = r->baseline.index_b = -1;
+    compare(&r->baseline, lab->a.bag, lab->b.bag, d, c);
+    r->baseline_cosine_similarity = cosine_similarity(lab->a.bag, lab->b.bag, d);
     r->permutation = lab->permutation;
     r->unpaired_b_count = lab->unpaired_b_count;
     r->unpaired_b = lab->unpaired_b;

@@ -103,6 +103,10 @@ typedef struct {
     int pair_count;           /* == len_a: one entry per word of sentence A */
     const poslab_pair *pairs;
     poslab_pair mean;         /* index_a = index_b = -1 */
+    /* The order-blind baseline: the mean of each sentence's raw word vectors
+     * (no positions, no attention), compared like the outputs. */
+    poslab_pair baseline;
+    double baseline_cosine_similarity;
     int permutation;          /* B is a reordering of A */
     int unpaired_b_count;
     const int *unpaired_b;    /* indices into B with no partner in A */

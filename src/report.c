@@ -153,6 +153,10 @@ const char *report_json(strbuf *b, const poslab_result *r, int full) {
     for (int k = 0; k < r->unpaired_b_count; k++) printf_(b, k ? ",%d" : "%d", r->unpaired_b[k]);
     puts_(b, "],\n\"mean\":{");
     json_figures(b, &r->mean);
+    puts_(b, "},\n\"baseline\":{");
+    json_figures(b, &r->baseline);
+    puts_(b, ",\"cosine_similarity\":");
+    json_number(b, r->baseline_cosine_similarity);
     puts_(b, "},\n\"permutation\":");
     json_bool(b, r->permutation);
     if (r->sweep_count > 0) {
@@ -244,6 +248,9 @@ const char *report_text(strbuf *b, const poslab_result *r) {
     pad(b, "mean", width + 2);
     printf_(b, "np.allclose(out_a.mean(0), out_b.mean(0)) = %s   max|diff| %.4g   cosine distance %.4g\n",
             truth(r->mean.allclose), r->mean.max_abs_diff, r->mean.cosine_distance);
+    pad(b, "bag", width + 2);
+    printf_(b, "cosine similarity of the mean raw word vectors %.6g (order-blind baseline)\n",
+            r->baseline_cosine_similarity);
     for (int k = 0; k < r->unpaired_b_count; k++) {
         puts_(b, "note: sentence B's ");
         puts_(b, word(&c->b, r->unpaired_b[k]));

@@ -275,6 +275,12 @@ def experiment(options, detail=False):
         "mean": mean,
         "permutation": sorted(ta) == sorted(tb),   # multiset equality
     }
+    # The order-blind baseline: the mean of the raw word vectors (a bag of
+    # vectors), which no reordering can change.
+    bag1, bag2 = X1.mean(axis=0), X2.mean(axis=0)
+    result["baseline"] = compare(bag1, bag2, rtol, atol, detail)
+    result["baseline"]["cosine_similarity"] = float(
+        bag1 @ bag2 / (np.linalg.norm(bag1) * np.linalg.norm(bag2)))
     for (i, j), fig in zip(pairs, figs):
         entry = {"word": ta[i].decode("utf-8"), "index_a": i, "index_b": j}
         if fig is not None:
