@@ -79,7 +79,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "poslab: %s\n", message);
         return st == POSLAB_ERR_NOMEM ? 1 : 2;
     }
-    const char *out = json ? poslab_json(lab, full) : poslab_text(lab);
+    const char *out = json ? poslab_json(lab, full ? POSLAB_JSON_FULL : 0) : poslab_text(lab);
     int rc = 0;
     if (!out) rc = invalid("out of memory");
     else if (fputs(out, stdout) == EOF || fflush(stdout) == EOF) rc = 1;

@@ -41,8 +41,8 @@ struct poslab_lab {
     int unpaired_b[POSLAB_MAX_TOKENS];
     int unpaired_b_count, permutation;
 
-    double *sweep_scales;
-    poslab_point *sweep_mean, *sweep_pairs;
+    double *sweep_scales, *sweep_cosine;
+    unsigned char *sweep_allclose;
     int sweep_capacity;
 
     int have_result;
@@ -75,8 +75,8 @@ void poslab_destroy(poslab_lab *lab) {
     if (!lab) return;
     free(lab->arena);
     free(lab->sweep_scales);
-    free(lab->sweep_mean);
-    free(lab->sweep_pairs);
+    free(lab->sweep_cosine);
+    free(lab->sweep_allclose);
     strbuf_free(&lab->report);
     free(lab);
 }
@@ -289,17 +289,25 @@ static void forward_both_tmp(poslab_lab *lab, const poslab_config *c, double s) 
     forward(lab, &lab->b, c->scheme, s, c->causal, lab->b.tmp_out, lab->b.tmp_attn, lab->b.tmp_mean);
 }
 
+/* One sweep point: row 0 of the sweep arrays is the mean, row 1 + i pair i. */
+static void record(poslab_lab *lab, int row, int t, const double *a, const double *b, const poslab_config *c) {
+    size_t at = (size_t)row * c->sweep_count + t;
+    lab->sweep_allclose[at] = (unsigned char)allclose(a, b, lab->d, c->rtol, c->atol);
+    lab->sweep_cosine[at] = cosine_distance(a, b, lab->d);
+}
+
 static poslab_status run_sweep(poslab_lab *lab, const poslab_config *c) {
-    const int count = c->sweep_count, pairs = lab->a.n, d = lab->d;
-    if (count > lab->sweep_capacity) { /* sweep_pairs holds 64 rows of capacity */
+    const int count = c->sweep_count, d = lab->d;
+    const size_t rows = 1 + POSLAB_MAX_TOKENS; /* room for the mean and any pairs */
+    if (count > lab->sweep_capacity) {
         int cap = count > 121 ? count : 121;
         double *scales = realloc(lab->sweep_scales, (size_t)cap * sizeof *scales);
         if (scales) lab->sweep_scales = scales;
-        poslab_point *mean = realloc(lab->sweep_mean, (size_t)cap * sizeof *mean);
-        if (mean) lab->sweep_mean = mean;
-        poslab_point *pp = realloc(lab->sweep_pairs, (size_t)cap * POSLAB_MAX_TOKENS * sizeof *pp);
-        if (pp) lab->sweep_pairs = pp;
-        if (!scales || !mean || !pp) return POSLAB_ERR_NOMEM;
+        double *cosine = realloc(lab->sweep_cosine, rows * cap * sizeof *cosine);
+        if (cosine) lab->sweep_cosine = cosine;
+        unsigned char *close = realloc(lab->sweep_allclose, rows * cap);
+        if (close) lab->sweep_allclose = close;
+        if (!scales || !cosine || !close) return POSLAB_ERR_NOMEM;
         lab->sweep_capacity = cap;
     }
     /* log-spaced, with both ends exact */
@@ -310,15 +318,11 @@ static poslab_status run_sweep(poslab_lab *lab, const poslab_config *c) {
                  : pow(10.0, l0 + t * ((l1 - l0) / (count - 1)));
         lab->sweep_scales[t] = s;
         forward_both_tmp(lab, c, s);
-        for (int i = 0; i < pairs; i++) {
+        record(lab, 0, t, lab->a.tmp_mean, lab->b.tmp_mean, c);
+        for (int i = 0; i < lab->a.n; i++) {
             int j = lab->pairs[i].index_b;
-            if (j < 0) continue;
-            poslab_point *pt = &lab->sweep_pairs[(size_t)i * count + t];
-            pt->allclose = allclose(lab->a.tmp_out + (size_t)i * d, lab->b.tmp_out + (size_t)j * d, d, c->rtol, c->atol);
-            pt->cosine_distance = cosine_distance(lab->a.tmp_out + (size_t)i * d, lab->b.tmp_out + (size_t)j * d, d);
+            if (j >= 0) record(lab, 1 + i, t, lab->a.tmp_out + (size_t)i * d, lab->b.tmp_out + (size_t)j * d, c);
         }
-        lab->sweep_mean[t].allclose = allclose(lab->a.tmp_mean, lab->b.tmp_mean, d, c->rtol, c->atol);
-        lab->sweep_mean[t].cosine_distance = cosine_distance(lab->a.tmp_mean, lab->b.tmp_mean, d);
     }
     return POSLAB_OK;
 }
@@ -366,8 +370,8 @@ poslab_status poslab_run(poslab_lab *lab, const poslab_config *c, char *message,
     r->attention_b = lab->b.attn;
     r->sweep_count = c->sweep_count;
     r->sweep_scales = lab->sweep_scales;
-    r->sweep_mean = lab->sweep_mean;
-    r->sweep_pairs = lab->sweep_pairs;
+    r->sweep_cosine = lab->sweep_cosine;
+    r->sweep_allclose = lab->sweep_allclose;
     lab->have_result = 1;
     return POSLAB_OK;
 }
@@ -376,9 +380,24 @@ const poslab_result *poslab_result_of(const poslab_lab *lab) {
     return lab && lab->have_result ? &lab->result : NULL;
 }
 
-const char *poslab_json(poslab_lab *lab, int full) {
+const char *poslab_json(poslab_lab *lab, int flags) {
     if (!lab || !lab->have_result) return NULL;
-    return report_json(&lab->report, &lab->result, full);
+    return report_json(&lab->report, &lab->result, flags);
+}
+
+const void *poslab_result_array(const poslab_lab *lab, poslab_array which) {
+    const poslab_result *r = poslab_result_of(lab);
+    if (!r) return NULL;
+    switch (which) {
+    case POSLAB_OUTPUT_A: return r->output_a;
+    case POSLAB_OUTPUT_B: return r->output_b;
+    case POSLAB_ATTENTION_A: return r->attention_a;
+    case POSLAB_ATTENTION_B: return r->attention_b;
+    case POSLAB_SWEEP_SCALES: return r->sweep_scales;
+    case POSLAB_SWEEP_COSINE: return r->sweep_cosine;
+    case POSLAB_SWEEP_ALLCLOSE: return r->sweep_allclose;
+    }
+    return NULL;
 }
 
 const char *poslab_text(poslab_lab *lab) {

@@ -17,7 +17,8 @@
  *   poslab_create() / poslab_destroy()    a lab: owns all working memory
  *   poslab_run(lab, cfg)                  run the experiment (and sweep)
  *   poslab_result_of(lab)                 the numbers of the last run
- *   poslab_json(lab, full)                the last run as the CLI's JSON
+ *   poslab_json(lab, flags)               the last run as the CLI's JSON
+ *   poslab_result_array(lab, which)       one array of it, for FFI callers
  *   poslab_text(lab)                      the last run as the CLI's text
  *   poslab_threshold(lab, cfg, pair, ..)  largest scale at which allclose holds
  *   poslab_status_text(status)            a status code in words
@@ -90,11 +91,6 @@ typedef struct {
     double cosine_distance;   /* as computed: may be a tiny negative number */
 } poslab_pair;
 
-typedef struct {
-    int allclose;
-    double cosine_distance;
-} poslab_point;
-
 /* The numbers of one run. All pointers point into the lab's memory and stay
  * valid until the next poslab_run or poslab_destroy on that lab. */
 typedef struct {
@@ -116,10 +112,27 @@ typedef struct {
     const double *attention_b;/* len_b x len_b */
     int sweep_count;
     const double *sweep_scales;          /* sweep_count */
-    const poslab_point *sweep_mean;      /* sweep_count */
-    const poslab_point *sweep_pairs;     /* pair_count x sweep_count; rows of
-                                            unpaired words are not filled */
+    /* (1 + pair_count) x sweep_count, row-major: row 0 is the sentence mean,
+     * row 1 + i is pairs[i] (left unfilled for a word without a partner). */
+    const double *sweep_cosine;
+    const unsigned char *sweep_allclose; /* 0 or 1, same layout */
 } poslab_result;
+
+/* The result's arrays by name, for callers that copy them out of memory they
+ * cannot read as a struct (the WebAssembly wrapper). */
+typedef enum {
+    POSLAB_OUTPUT_A = 0,     /* double, len_a x dim */
+    POSLAB_OUTPUT_B,         /* double, len_b x dim */
+    POSLAB_ATTENTION_A,      /* double, len_a x len_a */
+    POSLAB_ATTENTION_B,      /* double, len_b x len_b */
+    POSLAB_SWEEP_SCALES,     /* double, sweep_count */
+    POSLAB_SWEEP_COSINE,     /* double, (1 + pair_count) x sweep_count */
+    POSLAB_SWEEP_ALLCLOSE    /* unsigned char, same layout */
+} poslab_array;
+
+/* What poslab_json writes: FULL adds the outputs and attention matrices;
+ * NO_SWEEP leaves the sweep out even when the run made one. */
+enum { POSLAB_JSON_FULL = 1, POSLAB_JSON_NO_SWEEP = 2 };
 
 typedef struct poslab_lab poslab_lab;
 
@@ -162,9 +175,13 @@ poslab_status poslab_run(poslab_lab *lab, const poslab_config *cfg,
 const poslab_result *poslab_result_of(const poslab_lab *lab);
 
 /* The last run as the CLI's JSON object (interfaces.md), NUL-terminated and
- * owned by the lab until its next call. `full` adds outputs and attention.
+ * owned by the lab until its next call. `flags`: POSLAB_JSON_* bits.
  * NULL if there was no successful run or memory ran out. */
-const char *poslab_json(poslab_lab *lab, int full);
+const char *poslab_json(poslab_lab *lab, int flags);
+
+/* One array of the last run (see poslab_array), valid until the next run;
+ * NULL if there was no successful run or `which` is unknown. */
+const void *poslab_result_array(const poslab_lab *lab, poslab_array which);
 
 /* The last run as the CLI's human-readable text, like poslab_json. */
 const char *poslab_text(poslab_lab *lab);

@@ -52,16 +52,14 @@ static const char *word(const poslab_sentence *s, int k) { return s->text + s->o
 
 /* ---- JSON -------------------------------------------------------------- */
 
-/* The shortest of 15, 16 or 17 significant digits that reads back to the
- * same double (17 always does), so 1e-05 prints as 1e-05, as in Python.
+/* 16 significant digits when they read back to the same double, else 17
+ * (which always do); %g drops trailing zeros, so 1e-05 stays 1e-05.
  * JSON has no NaN or infinity: those become null. */
 static void json_number(strbuf *b, double x) {
     char tmp[32];
     if (!isfinite(x)) { puts_(b, "null"); return; }
-    for (int digits = 15; digits <= 17; digits++) {
-        snprintf(tmp, sizeof tmp, "%.*g", digits, x);
-        if (digits == 17 || strtod(tmp, NULL) == x) break;
-    }
+    snprintf(tmp, sizeof tmp, "%.16g", x);
+    if (strtod(tmp, NULL) != x) snprintf(tmp, sizeof tmp, "%.17g", x);
     puts_(b, tmp);
 }
 
@@ -108,19 +106,22 @@ static void json_figures(strbuf *b, const poslab_pair *p) {
     json_number(b, p->cosine_distance);
 }
 
-static void json_points(strbuf *b, const poslab_point *pts, int count) {
+/* Row `row` of the sweep: row 0 is the mean, row 1 + i is pairs[i]. */
+static void json_points(strbuf *b, const poslab_result *r, int row) {
+    const double *cosine = r->sweep_cosine + (size_t)row * r->sweep_count;
+    const unsigned char *close = r->sweep_allclose + (size_t)row * r->sweep_count;
     puts_(b, "[");
-    for (int t = 0; t < count; t++) {
+    for (int t = 0; t < r->sweep_count; t++) {
         puts_(b, t ? ",{\"cosine_distance\":" : "{\"cosine_distance\":");
-        json_number(b, pts[t].cosine_distance);
+        json_number(b, cosine[t]);
         puts_(b, ",\"allclose\":");
-        json_bool(b, pts[t].allclose);
+        json_bool(b, close[t]);
         puts_(b, "}");
     }
     puts_(b, "]");
 }
 
-const char *report_json(strbuf *b, const poslab_result *r, int full) {
+const char *report_json(strbuf *b, const poslab_result *r, int flags) {
     const poslab_config *c = &r->config;
     begin(b);
     puts_(b, "{\"config\":{\"sentence_a\":");
@@ -159,23 +160,23 @@ const char *report_json(strbuf *b, const poslab_result *r, int full) {
     json_number(b, r->baseline_cosine_similarity);
     puts_(b, "},\n\"permutation\":");
     json_bool(b, r->permutation);
-    if (r->sweep_count > 0) {
+    if (r->sweep_count > 0 && !(flags & POSLAB_JSON_NO_SWEEP)) {
         puts_(b, ",\n\"sweep\":{\"scales\":[");
         for (int t = 0; t < r->sweep_count; t++) {
             if (t) puts_(b, ",");
             json_number(b, r->sweep_scales[t]);
         }
         puts_(b, "],\n\"mean\":");
-        json_points(b, r->sweep_mean, r->sweep_count);
+        json_points(b, r, 0);
         puts_(b, ",\n\"pairs\":[");
         for (int i = 0; i < r->pair_count; i++) {
             puts_(b, i ? ",\n" : "\n");
             if (r->pairs[i].index_b < 0) puts_(b, "[]");
-            else json_points(b, r->sweep_pairs + (size_t)i * r->sweep_count, r->sweep_count);
+            else json_points(b, r, 1 + i);
         }
         puts_(b, "]}");
     }
-    if (full) {
+    if (flags & POSLAB_JSON_FULL) {
         puts_(b, ",\n\"output_a\":");
         json_matrix(b, r->output_a, r->len_a, r->dim);
         puts_(b, ",\n\"output_b\":");
@@ -270,12 +271,12 @@ const char *report_text(strbuf *b, const poslab_result *r) {
         }
         puts_(b, "\n");
         for (int t = 0; t < r->sweep_count; t++) {
-            printf_(b, "%-12.4g %11.4g%s", r->sweep_scales[t], r->sweep_mean[t].cosine_distance,
-                    r->sweep_mean[t].allclose ? " *" : "  ");
+            printf_(b, "%-12.4g %11.4g%s", r->sweep_scales[t], r->sweep_cosine[t],
+                    r->sweep_allclose[t] ? " *" : "  ");
             for (int i = 0; i < r->pair_count; i++) {
                 if (r->pairs[i].index_b < 0) continue;
-                const poslab_point *pt = &r->sweep_pairs[(size_t)i * r->sweep_count + t];
-                printf_(b, " %11.4g%s", pt->cosine_distance, pt->allclose ? " *" : "  ");
+                size_t at = (size_t)(1 + i) * r->sweep_count + t;
+                printf_(b, " %11.4g%s", r->sweep_cosine[at], r->sweep_allclose[at] ? " *" : "  ");
             }
             puts_(b, "\n");
         }

@@ -16,7 +16,7 @@ typedef struct {
 void strbuf_free(strbuf *b);
 
 /* Both return b->data, or NULL if memory ran out. */
-const char *report_json(strbuf *b, const poslab_result *r, int full);
+const char *report_json(strbuf *b, const poslab_result *r, int flags); /* POSLAB_JSON_* */
 const char *report_text(strbuf *b, const poslab_result *r);
 
 #endif

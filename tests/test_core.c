@@ -129,12 +129,14 @@ static void test_sweep_matches_runs(poslab_lab *lab) {
     const poslab_result *r = run(lab, sweep);
     if (!r) return;
     int count = r->sweep_count;
-    double scales[8];
-    poslab_point mean[8], man[8];
+    double scales[8], mean[8], man[8];
+    int mean_close[8], man_close[8];
     for (int t = 0; t < count; t++) {
         scales[t] = r->sweep_scales[t];
-        mean[t] = r->sweep_mean[t];
-        man[t] = r->sweep_pairs[2 * count + t];
+        mean[t] = r->sweep_cosine[t];
+        mean_close[t] = r->sweep_allclose[t];
+        man[t] = r->sweep_cosine[3 * count + t]; /* row 1 + pair 2 */
+        man_close[t] = r->sweep_allclose[3 * count + t];
     }
     CHECK(count == 5 && scales[0] == 1e-3 && scales[4] == 10.0, "sweep ends are exact");
     for (int t = 0; t < count; t++) {
@@ -143,9 +145,9 @@ static void test_sweep_matches_runs(poslab_lab *lab) {
         const char *one[] = {"scheme", "rope", "scale", s, "causal", "true", NULL};
         const poslab_result *q = run(lab, one);
         if (!q) return;
-        CHECK(q->mean.cosine_distance == mean[t].cosine_distance && q->mean.allclose == mean[t].allclose,
+        CHECK(q->mean.cosine_distance == mean[t] && q->mean.allclose == mean_close[t],
               "sweep point %d (mean) differs from a run at scale %s", t, s);
-        CHECK(q->pairs[2].cosine_distance == man[t].cosine_distance && q->pairs[2].allclose == man[t].allclose,
+        CHECK(q->pairs[2].cosine_distance == man[t] && q->pairs[2].allclose == man_close[t],
               "sweep point %d (man) differs from a run at scale %s", t, s);
     }
 }
@@ -315,7 +317,7 @@ static void test_fixture_case(poslab_lab *lab, const jvalue *c) {
         }
     }
     if (poslab_run(lab, &cfg, msg, sizeof msg) != POSLAB_OK) { CHECK(0, "case %s: %s", name, msg); return; }
-    const char *text = poslab_json(lab, 1);
+    const char *text = poslab_json(lab, POSLAB_JSON_FULL);
     jvalue got;
     if (!text || json_parse(text, &got)) { CHECK(0, "case %s: the core printed invalid JSON", name); return; }
     int before = failures;

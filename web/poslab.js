@@ -1,6 +1,10 @@
 // poslab.js - the JavaScript face of the C core, and the only code that
 // touches the WebAssembly heap. Every call copies strings in, checks the
 // status, copies the result out as plain JS values and frees in `finally`.
+// The small part of a result comes out as the core's own JSON (the CLI's
+// writer); the big arrays (sweep, outputs, attention) are copied straight
+// from typed-array views, since formatting thousands of doubles as text in
+// WebAssembly costs milliseconds.
 //
 //   import { createLab } from './poslab.js';
 //   const lab = await createLab();              // loads poslab.wasm beside this file
@@ -16,7 +20,7 @@ import createPoslabCore from './poslab-core.js';
 export const CORE_FUNCTIONS = [
   '_malloc', '_free',
   '_poslab_config_new', '_poslab_config_free', '_poslab_config_set',
-  '_poslab_create', '_poslab_destroy', '_poslab_run', '_poslab_json',
+  '_poslab_create', '_poslab_destroy', '_poslab_run', '_poslab_json', '_poslab_result_array',
   '_poslab_threshold', '_poslab_status_text',
 ];
 
@@ -26,6 +30,8 @@ const OPTION_OF = {
   scheme: 'scheme', scale: 'scale', causal: 'causal', rtol: 'rtol', atol: 'atol',
 };
 const MESSAGE_BYTES = 320; // POSLAB_MESSAGE_BYTES
+const JSON_NO_SWEEP = 2;   // POSLAB_JSON_NO_SWEEP
+const ARRAY = { outputA: 0, outputB: 1, attentionA: 2, attentionB: 3, scales: 4, cosine: 5, allclose: 6 }; // poslab_array
 const ASCII_SPACE = /[ \t\n\r\f\v]/;
 
 async function wasmBytes() {
@@ -140,12 +146,57 @@ class Lab {
     const cfg = this.configure(config);
     try {
       if (this.core._poslab_run(this.lab, cfg, this.message, MESSAGE_BYTES) !== 0) throw this.fail();
-      const json = this.core._poslab_json(this.lab, config.full ? 1 : 0);
+      const json = this.core._poslab_json(this.lab, JSON_NO_SWEEP);
       if (!json) throw new Error('poslab: out of memory');
-      return JSON.parse(this.core.UTF8ToString(json));
+      const result = JSON.parse(this.core.UTF8ToString(json));
+      const count = config.sweep ? config.sweep.count : 0;
+      if (count > 0) result.sweep = this.sweep(result.pairs, count);
+      if (config.full) {
+        const { sentence_a: a, sentence_b: b, dim } = result.config;
+        result.output_a = this.matrix(ARRAY.outputA, a.length, dim);
+        result.output_b = this.matrix(ARRAY.outputB, b.length, dim);
+        result.attention_a = this.matrix(ARRAY.attentionA, a.length, a.length);
+        result.attention_b = this.matrix(ARRAY.attentionB, b.length, b.length);
+      }
+      return result;
     } finally {
       this.core._poslab_config_free(cfg);
     }
+  }
+
+  // Rows of a double array of the last run, as JSON gives them (null for
+  // a non-finite value). Views are made here, after the run: memory growth
+  // detaches older ones.
+  matrix(which, rows, cols) {
+    const at = this.core._poslab_result_array(this.lab, which) >> 3;
+    const heap = this.core.HEAPF64;
+    const out = new Array(rows);
+    for (let i = 0; i < rows; i++) {
+      const row = new Array(cols);
+      for (let j = 0; j < cols; j++) {
+        const x = heap[at + i * cols + j];
+        row[j] = Number.isFinite(x) ? x : null;
+      }
+      out[i] = row;
+    }
+    return out;
+  }
+
+  // The sweep in the CLI's shape: row 0 of the core's arrays is the mean,
+  // row 1 + i is pairs[i].
+  sweep(pairs, count) {
+    const [scales] = this.matrix(ARRAY.scales, 1, count);
+    const cosine = this.matrix(ARRAY.cosine, 1 + pairs.length, count);
+    const closeAt = this.core._poslab_result_array(this.lab, ARRAY.allclose);
+    const close = this.core.HEAPU8;
+    const points = (row) => cosine[row].map((c, t) => ({
+      cosine_distance: c, allclose: close[closeAt + row * count + t] === 1,
+    }));
+    return {
+      scales,
+      mean: points(0),
+      pairs: pairs.map((p, i) => (p.index_b === null ? [] : points(1 + i))),
+    };
   }
 
   // The largest scale in [lo, hi] at which allclose still holds for pair
@@ -164,6 +215,11 @@ class Lab {
       this.core._free(out);
       this.core._poslab_config_free(cfg);
     }
+  }
+
+  // Bytes of WebAssembly memory, for tests that watch for leaks.
+  memoryBytes() {
+    return this.core.HEAPF64.buffer.byteLength;
   }
 
   check() {

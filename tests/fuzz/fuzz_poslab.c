@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (lab && poslab_run(lab, &cfg, message, sizeof message) == POSLAB_OK) {
             const poslab_result *r = poslab_result_of(lab);
             check_result(r);
-            const char *json = poslab_json(lab, 1);
+            const char *json = poslab_json(lab, POSLAB_JSON_FULL);
             jvalue v;
             require(json && json_parse(json, &v) == 0, "the JSON output parses");
             json_free(&v);
