@@ -430,8 +430,20 @@ poslab_status poslab_threshold(poslab_lab *lab, const poslab_config *c, int pair
                     "pair: %d is not a paired word; allowed: -1 (the mean) or the index in sentence A of a word "
                     "with a partner", pair);
     if (!close_at(lab, c, pair, lo)) { *scale = 0; return POSLAB_OK; }
-    if (close_at(lab, c, pair, hi)) { *scale = hi; return POSLAB_OK; }
-    /* invariant: close at lo, not close at hi; halve the gap in log(scale) */
+    /* allclose need not be monotone in the scale (a saturated softmax can
+       make far-apart outputs close again), so first walk up a log grid to
+       the first scale where it fails, then bisect only that step */
+    const double step = pow(10.0, 1.0 / 8);
+    double below = lo, above = lo;
+    for (;;) {
+        above = below * step < hi ? below * step : hi;
+        if (!close_at(lab, c, pair, above)) break;
+        if (above >= hi) { *scale = hi; return POSLAB_OK; }
+        below = above;
+    }
+    /* invariant: close at `below`, not close at `above` */
+    lo = below;
+    hi = above;
     while (hi / lo > 1 + rel_tol) {
         double mid = sqrt(lo * hi);
         if (mid <= lo || mid >= hi) break;

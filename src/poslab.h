@@ -186,11 +186,13 @@ const void *poslab_result_array(const poslab_lab *lab, poslab_array which);
 /* The last run as the CLI's human-readable text, like poslab_json. */
 const char *poslab_text(poslab_lab *lab);
 
-/* The largest scale in [lo, hi] at which allclose still holds for pair
- * `pair` (a pair index of the last run's sentence A, or -1 for the mean),
- * found by bisection on log(scale) to a relative width of `rel_tol`, with
- * the draws and projections of cfg. Writes 0 to *scale if allclose is
- * already False at lo, and hi if it is still True at hi. */
+/* Where allclose stops holding for pair `pair` (an index into the last
+ * run's pairs, or -1 for the mean) with the draws of cfg: the scale s in
+ * [lo, hi] at which allclose is True on a log grid from lo up to s and
+ * False just above s. It walks up the grid (8 points per decade) to the
+ * first False, then bisects that step on log(scale) to a relative width of
+ * `rel_tol`. Writes 0 if allclose is False already at lo, and hi if it
+ * never fails. */
 poslab_status poslab_threshold(poslab_lab *lab, const poslab_config *cfg,
                                int pair, double lo, double hi, double rel_tol,
                                double *scale, char *message,

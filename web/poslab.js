@@ -199,10 +199,10 @@ class Lab {
     };
   }
 
-  // The largest scale in [lo, hi] at which allclose still holds for pair
-  // index `pair` of sentence A (-1: the sentence mean), by bisection on
-  // log(scale); 0 if it fails already at lo.
-  threshold(config, pair, { lo = 1e-12, hi = 1e6, relTol = 1e-3 } = {}) {
+  // Where allclose stops holding as the scale grows, for pair index `pair`
+  // of sentence A (-1: the sentence mean): see poslab_threshold in
+  // poslab.h. 0 if it fails already at lo, hi if it never fails.
+  threshold(config, pair, { lo = 1e-12, hi = 1e3, relTol = 1e-3 } = {}) {
     this.check();
     const cfg = this.configure(config);
     const out = this.core._malloc(8);
