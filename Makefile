@@ -21,7 +21,7 @@ BUILD_PACKAGES := cmake gcc make python3 emscripten
 TEST_PACKAGES := python3-numpy chromium clang libclang-rt-14-dev valgrind
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-test native asan wasm site serve dist test test-native test-fuzz test-wasm test-browser fuzz fixtures clean
+.PHONY: all deps deps-test native asan wasm site serve dist test test-native test-fuzz test-wasm test-browser fuzz fixtures bench clean
 
 all: native site
 
@@ -105,6 +105,12 @@ test-fuzz:
 # Rewrites tests/fixtures/cases.json from NumPy.
 fixtures:
 	$(PYTHON) tests/reference.py
+
+# Benchmarks (not part of `make test`): native core, WebAssembly under Node,
+# NumPy and plain JavaScript side by side; writes tests/bench/results.md.
+bench: native site
+	$(call apt_install,python3-numpy)
+	bash tests/bench/run.sh
 
 clean:
 	rm -rf $(BUILD) dist
