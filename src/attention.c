@@ -45,21 +45,28 @@ void rope_rotate(double *x, int n, int d, double s) {
     }
 }
 
-void attention_forward(double *out, double *attn, const double *q, const double *k,
+void attention_forward(double *out, double *attn, double *kt, const double *q, const double *k,
                        const double *v, int n, int d, int causal) {
+    /* K^T, so that the score loop below runs over contiguous j and
+       vectorises; each score still sums c = 0..d-1 in order */
+    for (int j = 0; j < n; j++)
+        for (int c = 0; c < d; c++) kt[(long)c * n + j] = k[(long)j * d + c];
     double norm = sqrt((double)d);
     for (int i = 0; i < n; i++) {
         double *row = attn + (long)i * n;
         const double *qi = q + (long)i * d;
         int visible = causal ? i + 1 : n; /* the mask hides j > i */
 
-        /* scores and their maximum */
+        /* scores = q_i . k_j / sqrt(d), and their maximum */
+        for (int j = 0; j < visible; j++) row[j] = 0.0;
+        for (int c = 0; c < d; c++) {
+            double qic = qi[c];
+            const double *ktc = kt + (long)c * n;
+            for (int j = 0; j < visible; j++) row[j] += qic * ktc[j];
+        }
         double maxval = -INFINITY;
         for (int j = 0; j < visible; j++) {
-            const double *kj = k + (long)j * d;
-            double dot = 0.0;
-            for (int c = 0; c < d; c++) dot += qi[c] * kj[c];
-            row[j] = dot / norm;
+            row[j] /= norm;
             if (row[j] > maxval) maxval = row[j];
         }
         /* exp and sum; masked entries are exp(-inf) = 0 */
@@ -74,9 +81,10 @@ void attention_forward(double *out, double *attn, const double *q, const double 
         /* weighted sum of values */
         double *o = out + (long)i * d;
         for (int c = 0; c < d; c++) o[c] = 0.0;
-        for (int j = 0; j < n; j++) {
+        for (int j = 0; j < visible; j++) {
             const double *vj = v + (long)j * d;
-            for (int c = 0; c < d; c++) o[c] += row[j] * vj[c];
+            double w = row[j];
+            for (int c = 0; c < d; c++) o[c] += w * vj[c];
         }
     }
 }

@@ -21,8 +21,9 @@ void sinusoidal_encoding(double *pe, int n, int d);
 void rope_rotate(double *x, int n, int d, double s);
 
 /* out (n x d) = softmax(q k^T / sqrt(d), masked if causal) @ v, with the
- * weights (n x n) written to attn. q, k, v are n x d. */
-void attention_forward(double *out, double *attn, const double *q, const double *k,
+ * weights (n x n) written to attn. q, k, v are n x d; kt (d x n) is work
+ * space for k transposed. */
+void attention_forward(double *out, double *attn, double *kt, const double *q, const double *k,
                        const double *v, int n, int d, int causal);
 
 /* np.allclose(a, b, rtol, atol) for vectors of length n: all

@@ -33,7 +33,7 @@ struct poslab_lab {
     poslab_config drawn;
     int d;
     side a, b;
-    double *q, *k, *v;              /* scratch for one forward pass */
+    double *q, *k, *v, *kt;         /* scratch for one forward pass */
     double *arena;
     size_t arena_size;              /* in doubles */
 
@@ -181,9 +181,9 @@ static poslab_status prepare(poslab_lab *lab, const poslab_config *c) {
     int vocab = build_vocabulary(c, lab->a.ids, lab->b.ids, words);
 
     /* per side: 6 products, out, tmp_out (n x d); attn, tmp_attn (n x n);
-       mean, tmp_mean, bag (d). Shared: q, k, v; vocabulary, weights, table. */
+       mean, tmp_mean, bag (d). Shared: q, k, v, kt; vocabulary, weights, table. */
     size_t per_side = 8 * (size_t)n * d + 2 * (size_t)n * n + 3 * (size_t)d;
-    size_t need = 2 * per_side + 3 * (size_t)n * d + (size_t)vocab * d + 3 * (size_t)d * d +
+    size_t need = 2 * per_side + 4 * (size_t)n * d + (size_t)vocab * d + 3 * (size_t)d * d +
                   (size_t)n * d;
     if (need > lab->arena_size) {
         double *grown = realloc(lab->arena, need * sizeof(double));
@@ -213,6 +213,7 @@ static poslab_status prepare(poslab_lab *lab, const poslab_config *c) {
     lab->q = carve(&at, (size_t)n * d);
     lab->k = carve(&at, (size_t)n * d);
     lab->v = carve(&at, (size_t)n * d);
+    lab->kt = carve(&at, (size_t)n * d);
     double *vectors = carve(&at, (size_t)vocab * d);
     double *wq = carve(&at, (size_t)d * d), *wk = carve(&at, (size_t)d * d), *wv = carve(&at, (size_t)d * d);
     double *pos = carve(&at, (size_t)n * d);
@@ -273,7 +274,7 @@ static void forward(poslab_lab *lab, const side *sd, poslab_scheme scheme, doubl
         q = lab->q, k = lab->k;
         break;
     }
-    attention_forward(out, attn, q, k, v, n, d, causal);
+    attention_forward(out, attn, lab->kt, q, k, v, n, d, causal);
     column_mean(mean, out, n, d);
 }
 
