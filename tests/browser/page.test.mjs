@@ -1,0 +1,498 @@
+// The page in headless Chromium (Debian's chromium driven by playwright-core):
+// it serves build/site itself, reads the numbers the page shows, and fails on
+// any console error, uncaught exception, alert() or request to another host.
+// Screenshots go to tests/artifacts/. Run `make site` first (make test does).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { readFile, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SITE = path.join(ROOT, 'build', 'site');
+const ARTIFACTS = path.join(ROOT, 'tests', 'artifacts');
+const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.md': 'text/plain; charset=utf-8',
+};
+
+let server;
+let origin;
+let browser;
+let context; // one for all tests; each test opens its own page
+
+// A tiny static server for build/site on 127.0.0.1 and a free port.
+function serve() {
+  return new Promise((resolve) => {
+    const s = http.createServer(async (req, res) => {
+      try {
+        let file = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+        if (file.endsWith('/')) file += 'index.html';
+        const full = path.join(SITE, path.normalize(file));
+        if (!full.startsWith(SITE + path.sep)) throw new Error('outside the site');
+        const body = await readFile(full);
+        res.writeHead(200, { 'content-type': MIME[path.extname(full)] ?? 'application/octet-stream' });
+        res.end(body);
+      } catch {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      }
+    });
+    s.listen(0, '127.0.0.1', () => resolve(s));
+  });
+}
+
+before(async () => {
+  await mkdir(ARTIFACTS, { recursive: true });
+  server = await serve();
+  origin = `http://127.0.0.1:${server.address().port}`;
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  context = await browser.newContext();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+// Opens the page; `done()` closes it and fails the test on any problem seen.
+async function open(url = '/', { width = 1280, height = 900, colorScheme = 'light' } = {}) {
+  const page = await context.newPage();
+  await page.setViewportSize({ width, height });
+  await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' });
+  page.setDefaultTimeout(10000);
+  const problems = [];
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.origin !== origin && u.protocol !== 'data:' && u.protocol !== 'blob:') {
+      problems.push(`request to another host: ${u.href.slice(0, 100)}`);
+    }
+  });
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+  page.on('dialog', (d) => { problems.push(`dialog opened: ${d.message()}`); d.dismiss(); });
+  page.on('requestfailed', (r) => {
+    if (new URL(r.url()).origin === origin) problems.push(`failed request: ${r.url()}`);
+  });
+  await page.goto(origin + url, { waitUntil: 'domcontentloaded' });
+  await page.waitForSelector('html[data-ready]', { state: 'attached' });
+  await settled(page);
+  return {
+    page,
+    problems,
+    async done() {
+      await page.close();
+      assert.deepEqual(problems, [], 'the page reported problems');
+    },
+  };
+}
+
+// Waits until the chart shows the current state (its sweep is computed just
+// after the verdicts are painted).
+async function settled(page) {
+  await page.waitForFunction(() => {
+    const plot = document.getElementById('plot');
+    return plot.hidden || plot.getAttribute('aria-busy') === 'false';
+  });
+}
+
+// What the verdict table shows: one entry per row, the mean last.
+function table(page) {
+  return page.$$eval('#verdict-rows tr', (rows) => rows.map((r) => ({
+    word: r.querySelector('.w').textContent,
+    where: r.querySelector('.where').textContent,
+    allclose: r.querySelector('.verdict .text').textContent,
+    maxDiff: r.querySelector('.maxdiff .num').textContent,
+    cosine: r.querySelector('.cosine .num').textContent,
+  })));
+}
+
+async function rowOf(page, word) {
+  const rows = await table(page);
+  const row = rows.find((r) => r.word === word);
+  assert.ok(row, `no row for ${word} in ${JSON.stringify(rows)}`);
+  return row;
+}
+
+const card = (page, id) => page.$eval(`#${id}`, (c) => ({
+  word: c.querySelector('.card-word').textContent,
+  verdict: c.querySelector('.card-verdict .text').textContent,
+  icon: c.querySelector('.card-verdict .icon').textContent,
+  text: c.querySelector('.card-text').textContent,
+}));
+
+// The chart's datasets, read from Chart.js itself.
+const chartData = (page) => page.evaluate(() => {
+  const chart = window.Chart.getChart(document.getElementById('chart'));
+  return chart.data.datasets.map((d) => ({ label: d.label, data: d.data.map((p) => ({ x: p.x, y: p.y, value: p.value })) }));
+});
+
+async function type(page, selector, text) {
+  await page.fill(selector, text);
+  await settled(page);
+}
+
+async function switchOn(page, id) {
+  await page.check(`#${id}`);
+  await settled(page);
+}
+
+test('opens with positions off, and "man" is the same vector in both sentences', async () => {
+  const { page, done } = await open('/');
+  assert.equal(await page.inputValue('#sentence-a'), 'dog bites man');
+  assert.equal(await page.inputValue('#sentence-b'), 'man bites dog');
+  assert.equal(await page.isChecked('#positions'), false);
+  assert.equal(await page.isChecked('#causal'), false);
+  assert.equal(await page.textContent('#positions-state'), 'off');
+  const man = await rowOf(page, 'man');
+  assert.equal(man.allclose, 'True');
+  assert.equal(man.where, 'out_a[2] vs out_b[0]');
+  const rows = await table(page);
+  assert.deepEqual(rows.map((r) => r.allclose), ['True', 'True', 'True', 'True']);
+  assert.equal(rows.at(-1).word, 'sentence mean');
+  const c = await card(page, 'card-word');
+  assert.deepEqual([c.word, c.verdict, c.icon], ['“man”', 'True', '✓']);
+  // The verdicts are announced politely; the chart explains why it is flat.
+  assert.equal(await page.getAttribute('#verdicts', 'aria-live'), 'polite');
+  assert.ok(await page.isVisible('.chart-overlay'));
+  assert.match(await page.textContent('.chart-overlay'), /Positional information is off/);
+  // No inline script or style: the CSP meta tag is there and nothing broke it.
+  assert.match(await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content'), /script-src 'self' 'wasm-unsafe-eval'/);
+  const html = await (await fetch(`${origin}/index.html`)).text();
+  assert.doesNotMatch(html, /<script(?![^>]*\ssrc=)[^>]*>|<style|\sstyle=|\son[a-z]+=/i);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'desktop-light.png'), fullPage: true });
+  // A causal mask lets order in even without positions.
+  await switchOn(page, 'causal');
+  assert.equal((await rowOf(page, 'man')).allclose, 'False');
+  assert.match(await page.innerText('#causal-hint'), /GPT-style decoders can partly work out positions/);
+  assert.match(await page.textContent('.chart-overlay'), /causal mask already makes the outputs differ/);
+  await done();
+});
+
+test('positions on gives the module\'s False figures for "man" and the mean', async () => {
+  const { page, done } = await open('/');
+  await switchOn(page, 'positions');
+  assert.equal(await page.textContent('#positions-state'), 'on');
+  assert.equal(await page.isChecked('input[name="scheme"][value="random"]'), true);
+  assert.equal(await page.inputValue('#scale-text'), '0.5');
+  const man = await rowOf(page, 'man');
+  assert.deepEqual([man.allclose, man.maxDiff, man.cosine], ['False', '12.54', '0.9416']);
+  const rows = await table(page);
+  assert.deepEqual([rows.at(-1).allclose, rows.at(-1).cosine], ['False', '0.5351']);
+  const c = await card(page, 'card-word');
+  assert.deepEqual([c.verdict, c.icon], ['False', '✗']);
+  assert.match(c.text, /12\.54/);
+  assert.equal((await card(page, 'card-mean')).verdict, 'False');
+  assert.ok(await page.isHidden('.chart-overlay'));
+  assert.match(page.url(), /[#&]pos=1(&|$)/);
+  assert.match(await page.textContent('.chart-caption'), /np\.allclose says True for “man” only below a magnitude of about/);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'positions-on.png'), fullPage: true });
+  await done();
+});
+
+test('exercise 3: magnitude 0.001 is still False, yet very close', async () => {
+  const { page, done } = await open('/');
+  await switchOn(page, 'positions');
+  await type(page, '#scale-text', '0.001');
+  let man = await rowOf(page, 'man');
+  assert.deepEqual([man.allclose, man.cosine], ['False', '3.235e-05']);
+  assert.equal(Number(await page.inputValue('#scale-slider')), -3);
+  assert.equal(await page.getAttribute('#scale-slider', 'aria-valuetext'), '0.001');
+  await type(page, '#scale-text', '1e-3'); // the same number, written as a power of ten
+  man = await rowOf(page, 'man');
+  assert.deepEqual([man.allclose, man.cosine], ['False', '3.235e-05']);
+  assert.match(page.url(), /[#&]scale=0\.001(&|$)/);
+  // Far below the threshold np.allclose gives up and says True.
+  await type(page, '#scale-text', '1e-9');
+  assert.equal((await rowOf(page, 'man')).allclose, 'True');
+  // Switching the scheme puts the magnitude at that scheme's default.
+  await page.check('input[name="scheme"][value="rope"]');
+  await settled(page);
+  assert.equal(await page.inputValue('#scale-text'), '1');
+  assert.equal((await rowOf(page, 'man')).allclose, 'False');
+  await done();
+});
+
+test('another same-words pair is True again with positions off', async () => {
+  const { page, done } = await open('/');
+  await type(page, '#sentence-a', 'alice paid bob');
+  await type(page, '#sentence-b', 'bob paid alice');
+  const rows = await table(page);
+  assert.deepEqual(rows.map((r) => r.word), ['alice', 'paid', 'bob', 'sentence mean']);
+  assert.deepEqual(rows.map((r) => r.allclose), ['True', 'True', 'True', 'True']);
+  assert.deepEqual(await page.$$eval('#plot-word option', (o) => o.map((x) => x.textContent)),
+    ['1. alice', '2. paid', '3. bob']);
+  assert.equal((await card(page, 'card-word')).word, '“bob”');
+  // Positions on breaks it, off restores it.
+  await switchOn(page, 'positions');
+  assert.equal((await rowOf(page, 'bob')).allclose, 'False');
+  await page.uncheck('#positions');
+  await settled(page);
+  assert.equal((await rowOf(page, 'bob')).allclose, 'True');
+  // Reverse, shuffle and the examples keep the same words, so still True.
+  await page.click('#reverse-b');
+  assert.equal(await page.inputValue('#sentence-b'), 'alice paid bob');
+  await page.click('#shuffle-b');
+  assert.deepEqual((await page.inputValue('#sentence-b')).split(' ').sort(), ['alice', 'bob', 'paid']);
+  await page.selectOption('#presets', { label: 'the cat chased the mouse / the mouse chased the cat' });
+  await settled(page);
+  assert.equal(await page.inputValue('#sentence-a'), 'the cat chased the mouse');
+  assert.ok((await table(page)).every((r) => r.allclose === 'True'));
+  // Emoji and other Unicode are words like any other.
+  await type(page, '#sentence-a', '🐶 bites 男の人');
+  await type(page, '#sentence-b', '男の人 bites 🐶');
+  assert.equal((await rowOf(page, '🐶')).allclose, 'True');
+  // A pair that is not a reordering says so.
+  await type(page, '#sentence-b', '男の人 bites cat');
+  assert.match(await page.textContent('#notes'), /not a reordering/);
+  assert.match(await page.textContent('#notes'), /No partner in B: “🐶”/);
+  assert.match(await page.textContent('#notes'), /No partner in A: “cat”/);
+  assert.equal((await rowOf(page, '🐶')).allclose, 'n/a');
+  await done();
+});
+
+test('the URL reopens exactly the same view', async () => {
+  const first = await open('/');
+  const { page } = first;
+  await page.selectOption('#presets', { label: 'the cat chased the mouse / the mouse chased the cat' });
+  await switchOn(page, 'positions');
+  await page.check('input[name="scheme"][value="sinusoidal"]');
+  await type(page, '#scale-text', '0.02');
+  await switchOn(page, 'causal');
+  await page.click('details.advanced summary');
+  await type(page, '#dim', '8');
+  await type(page, '#seed', '7');
+  await page.selectOption('#plot-word', '1');
+  await settled(page);
+  const read = async (p) => ({
+    a: await p.inputValue('#sentence-a'),
+    b: await p.inputValue('#sentence-b'),
+    positions: await p.isChecked('#positions'),
+    scheme: await p.$eval('input[name="scheme"]:checked', (r) => r.value),
+    scale: await p.inputValue('#scale-text'),
+    causal: await p.isChecked('#causal'),
+    dim: await p.inputValue('#dim'),
+    seed: await p.inputValue('#seed'),
+    word: await p.inputValue('#plot-word'),
+    rows: await table(p),
+    card: await card(p, 'card-word'),
+    chart: await chartData(p),
+  });
+  const before = await read(page);
+  assert.equal(before.card.word, '“cat”');
+  assert.equal(before.scale, '0.02');
+  const url = page.url();
+
+  // The Embed button gives an iframe snippet for this very state.
+  await page.click('#embed-open');
+  assert.ok(await page.isVisible('#embed-dialog'));
+  assert.equal(await page.getAttribute('#embed-code', 'readonly'), '');
+  const hash = new URL(url).hash.replace(/&/g, '&amp;');
+  let snippet = await page.inputValue('#embed-code');
+  assert.ok(snippet.startsWith(`<iframe src="${origin}/?embed=1${hash}" width="100%" height="`), snippet);
+  assert.match(snippet, / title="poslab"/);
+  await page.check('#embed-hide input[value="plot"]');
+  await page.check('#embed-hide input[value="advanced"]');
+  snippet = await page.inputValue('#embed-code');
+  assert.ok(snippet.startsWith(`<iframe src="${origin}/?embed=1&amp;hide=advanced,plot${hash}"`), snippet);
+  assert.equal(await page.inputValue('#embed-link'), url);
+  await page.click('#embed-close');
+  assert.ok(await page.isHidden('#embed-dialog'));
+  await first.done();
+
+  const second = await open(url.slice(origin.length));
+  assert.deepEqual(await read(second.page), before);
+  assert.ok(await second.page.isHidden('#notice'));
+  await second.done();
+});
+
+test('a malicious word is shown as text, never as HTML', async () => {
+  const evil = '<img src=x onerror=alert(1)>';
+  const { page, done } = await open('/');
+  await type(page, '#sentence-a', `${evil} bites man`);
+  await type(page, '#sentence-b', `man bites ${evil}`);
+  await type(page, '#sentence-a', '<img/src=x/onerror=alert(1)> <b>bold</b> man');
+  await type(page, '#sentence-b', 'man <b>bold</b> <img/src=x/onerror=alert(1)>');
+  const rows = await table(page);
+  assert.deepEqual(rows.map((r) => r.word), ['<img/src=x/onerror=alert(1)>', '<b>bold</b>', 'man', 'sentence mean']);
+  assert.ok(rows.every((r) => r.allclose === 'True'));
+  await page.selectOption('#plot-word', '0');
+  await settled(page);
+  assert.equal((await card(page, 'card-word')).word, '“<img/src=x/onerror=alert(1)>”');
+  assert.equal(await page.$$eval('img, b, #verdicts [onerror]', (n) => n.length), 0);
+  await done();
+});
+
+test('the chart follows the slider without recomputing the sweep', async () => {
+  const { page, done } = await open('/');
+  await switchOn(page, 'positions');
+  const start = await chartData(page);
+  assert.deepEqual(start.map((d) => d.label), ['“man”', 'sentence mean', 'current magnitude', '_word now', '_mean now']);
+  assert.equal(start[0].data.length, 121);
+  assert.equal(start[0].data[0].x, 1e-9);
+  assert.equal(start[0].data[120].x, 1000);
+  // The sweep agrees with the table at 1e-3 (the module's exercise 3).
+  const at = start[0].data.find((p) => Math.abs(Math.log10(p.x) + 3) < 1e-9);
+  assert.ok(Math.abs(at.value - 3.2350096464073275e-05) < 1e-12);
+  // Rounding-level distances are drawn on a floor instead of vanishing.
+  assert.ok(start[1].data.every((p) => p.y === null || p.y >= 1e-17));
+  assert.equal(start[2].data[0].x, 0.5);
+  // The shaded np.allclose-True region for "man" ends near the threshold the caption names.
+  const ranges = await page.evaluate(() => window.Chart.getChart(document.getElementById('chart')).options.plugins.poslabShade.ranges);
+  assert.equal(ranges.length, 1);
+  assert.equal(ranges[0][0], 1e-9);
+  assert.ok(ranges[0][1] > 5e-8 && ranges[0][1] < 2e-7, String(ranges[0][1]));
+  assert.match(await page.textContent('.chart-caption'), /only below a magnitude of about 9\.1e-08/);
+
+  await page.focus('#scale-slider');
+  for (let k = 0; k < 10; k++) await page.keyboard.press('ArrowLeft');
+  await settled(page);
+  const moved = await chartData(page);
+  const scale = Number(await page.inputValue('#scale-text'));
+  assert.ok(scale < 0.2 && scale > 0.1, `slider moved the magnitude to ${scale}`);
+  assert.notDeepEqual(moved, start);
+  assert.equal(moved[2].data[0].x, scale); // the marker
+  assert.notEqual(moved[3].data[0].y, start[3].data[0].y); // today's value for "man"
+  assert.deepEqual(moved[0].data, start[0].data); // same sweep: a slider step does not recompute it
+  const shown = Number((await rowOf(page, 'man')).cosine);
+  assert.ok(Math.abs(shown - moved[3].data[0].value) <= 1e-3 * shown, 'the point on the chart is the table\'s value');
+
+  // Anything else recomputes the sweep.
+  await page.check('input[name="scheme"][value="rope"]');
+  await settled(page);
+  const rope = await chartData(page);
+  assert.notDeepEqual(rope[0].data, start[0].data);
+  await done();
+});
+
+test('bad input shows a message beside the field and keeps the last result', async () => {
+  const { page, done } = await open('/');
+  await switchOn(page, 'positions');
+  const good = await table(page);
+  const expectRefused = async (selector, text, pattern) => {
+    await type(page, selector, text);
+    const error = `${selector}-error`;
+    assert.ok(await page.isVisible(error), `${selector}: message shown for ${JSON.stringify(text).slice(0, 40)}`);
+    assert.match(await page.textContent(error), pattern);
+    assert.equal(await page.getAttribute(selector, 'aria-invalid'), 'true');
+    assert.deepEqual(await table(page), good, 'the last valid result stays');
+  };
+  await expectRefused('#scale-text', 'abc', /"abc" is out of range; allowed: a finite number from 0 to 1e6/);
+  await expectRefused('#scale-text', '-1', /"-1" is out of range/);
+  await expectRefused('#scale-text', '1e7', /allowed/);
+  await type(page, '#scale-text', '0.5');
+  assert.ok(await page.isHidden('#scale-text-error'));
+  assert.equal(await page.getAttribute('#scale-text', 'aria-invalid'), 'false');
+
+  await expectRefused('#sentence-a', '', /has no words/);
+  await expectRefused('#sentence-a', '   ', /has no words/);
+  await expectRefused('#sentence-a', Array.from({ length: 65 }, (_, k) => `w${k}`).join(' '), /65 words given; allowed: 1 to 64 words/);
+  await expectRefused('#sentence-b', `${'x'.repeat(65)} bites man`, /65 bytes long; allowed: 1 to 64 bytes per word/);
+  await expectRefused('#sentence-b', `${'é'.repeat(33)} bites man`, /66 bytes long/);
+  // The URL only ever holds valid settings.
+  assert.match(page.url(), /[#&]a=dog\+bites\+man(&|$)/);
+
+  await page.click('details.advanced summary');
+  await expectRefused('#dim', '0', /"0" is out of range; allowed: an integer from 1 to 512/);
+  await expectRefused('#dim', '2.5', /integer/);
+  await expectRefused('#seed', '-1', /allowed: an integer from 0 to 4294967295/);
+  await expectRefused('#rtol', 'nan', /allowed/);
+  // Leaving a refused field keeps the text and its message.
+  await page.focus('#sentence-b');
+  assert.equal(await page.inputValue('#rtol'), 'nan');
+  assert.ok(await page.isVisible('#rtol-error'));
+  // 64 words are fine; fixing a field clears its message.
+  await type(page, '#sentence-a', Array.from({ length: 64 }, (_, k) => `w${k}`).join(' '));
+  assert.ok(await page.isHidden('#sentence-a-error'));
+  assert.equal((await table(page)).length, 65);
+  await done();
+});
+
+test('garbage in the link falls back to defaults with a notice', async () => {
+  const words = Array.from({ length: 70 }, (_, k) => `w${k}`).join('+');
+  const evil = encodeURIComponent('<img src=x onerror=alert(1)>');
+  const { page, done } = await open(`/#a=${words}&scale=abc&dim=0&scheme=foo&pos=maybe&seed=NaN&word=9&zzz=1&b=cat+sat&${evil}=${evil}`);
+  assert.ok(await page.isVisible('#notice'));
+  const notice = await page.textContent('#notice');
+  for (const what of ['sentence A', 'magnitude', 'dim', 'scheme', 'positional information', 'seed', 'plotted word', 'unknown setting "zzz"']) {
+    assert.ok(notice.includes(what), `the notice names ${what}: ${notice}`);
+  }
+  assert.ok(!notice.includes('sentence B'), 'a valid field is used');
+  assert.ok(notice.includes('unknown setting "<img src=x onerror=a'), 'link text is quoted as text');
+  assert.equal(await page.$$eval('img', (n) => n.length), 0);
+  assert.equal(await page.inputValue('#sentence-a'), 'dog bites man');
+  assert.equal(await page.inputValue('#sentence-b'), 'cat sat');
+  assert.equal(await page.inputValue('#dim'), '6');
+  assert.equal(await page.isChecked('#positions'), false);
+  assert.match(page.url(), /#a=dog\+bites\+man&b=cat\+sat&pos=0&scheme=random&scale=0\.5&/);
+  await page.click('#notice-close');
+  assert.ok(await page.isHidden('#notice'));
+
+  // A huge hash pasted into the address bar of the open page. (state.test.mjs
+  // reads a 1 MB one; in Chromium a 1 MB address alone takes seconds.)
+  await page.evaluate(() => { window.location.hash = `a=${'x'.repeat(1 << 17)}&pos=1`; });
+  await page.waitForSelector('#notice:not([hidden])');
+  await settled(page);
+  assert.match(await page.textContent('#notice'), /sentence A \(“x{32}… \(131072 characters\)”\)/);
+  assert.equal(await page.isChecked('#positions'), true);
+  assert.equal((await rowOf(page, 'man')).maxDiff, '12.54');
+  assert.ok(page.url().length < 200, 'the address holds the state actually used');
+  await done();
+});
+
+test('embed mode hides the chrome and the hide= groups', async () => {
+  const { page, done } = await open('/?embed=1&hide=words,scheme,advanced,plot,intro#pos=1', { width: 800, height: 640 });
+  assert.ok(await page.isHidden('.site-header'));
+  assert.ok(await page.isHidden('.intro'));
+  for (const group of ['words', 'scheme', 'advanced', 'plot']) {
+    assert.ok(await page.isHidden(`[data-group="${group}"]`), `${group} hidden`);
+  }
+  for (const group of ['positions', 'magnitude', 'causal']) {
+    assert.ok(await page.isVisible(`[data-group="${group}"]`), `${group} shown`);
+  }
+  assert.equal((await rowOf(page, 'man')).allclose, 'False');
+  assert.ok(await page.isVisible('#open-full'));
+  assert.match(await page.getAttribute('#open-full', 'href'), /^http:\/\/127\.0\.0\.1:\d+\/#a=dog\+bites\+man&.*pos=1/);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'embed.png'), fullPage: true });
+  await done();
+});
+
+test('375 px wide: no horizontal scrolling, even with long words', async () => {
+  const { page, done } = await open('/', { width: 375, height: 812 });
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 375);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'mobile-375.png'), fullPage: true });
+  await switchOn(page, 'positions');
+  const long = 'w'.repeat(64);
+  await type(page, '#sentence-a', `${long} bites ${long}x`.slice(0, 200));
+  assert.ok(await page.isVisible('#sentence-a-error'));
+  await type(page, '#sentence-a', `${long} bites man`);
+  await type(page, '#sentence-b', `man bites ${long}`);
+  await page.click('#embed-open');
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 375);
+  await page.click('#embed-close');
+  await done();
+});
+
+test('dark mode takes its colours from the CSS, chart included', async () => {
+  const { page, done } = await open('/#pos=1', { colorScheme: 'dark' });
+  const colours = await page.evaluate(() => {
+    const chart = window.Chart.getChart(document.getElementById('chart'));
+    return { background: getComputedStyle(document.body).backgroundColor, line: chart.data.datasets[0].borderColor,
+      wanted: getComputedStyle(document.documentElement).getPropertyValue('--plot-word').trim() };
+  });
+  assert.equal(colours.background, 'rgb(15, 17, 21)');
+  assert.equal(colours.line, colours.wanted);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'desktop-dark.png'), fullPage: true });
+  await done();
+});

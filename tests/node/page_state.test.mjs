@@ -1,0 +1,155 @@
+// The page's DOM-free modules under Node, from build/site: the state table
+// and its hash format, the number format, and the model's caching, checked
+// against the real WebAssembly lab. Faster and more thorough than driving
+// the browser for the same things.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+
+const SITE = fileURLToPath(new URL('../../build/site/', import.meta.url));
+const { defaultState, parseHash, toHash, sentenceProblem, wordsOf, PROPERTIES } = await import(`${SITE}state.js`);
+const { sig } = await import(`${SITE}format.js`);
+const { Model, SWEEP } = await import(`${SITE}model.js`);
+const { createLab } = await import(`${SITE}poslab.js`);
+const { readView, iframeSnippet } = await import(`${SITE}embed.js`);
+
+test('defaults are the course module\'s first experiment, positions off', () => {
+  assert.deepEqual(defaultState(), {
+    a: 'dog bites man', b: 'man bites dog', positions: false, scheme: 'random', scale: 0.5,
+    causal: false, word: 2, dim: 6, seed: 2, rtol: 1e-5, atol: 1e-8,
+  });
+  assert.deepEqual(parseHash(''), { state: defaultState(), ignored: [] });
+});
+
+test('every state survives the hash exactly', () => {
+  const states = [
+    defaultState(),
+    {
+      a: 'a&b=c #d +e %20 “quoted” 🐶\tx', b: 'x 🐶 %20 +e #d a&b=c “quoted”', positions: true, scheme: 'rope',
+      scale: 1.2345678901234567e-7, causal: true, word: 5, dim: 512, seed: 4294967295, rtol: 0, atol: 123.5,
+    },
+    { ...defaultState(), scheme: 'sinusoidal', scale: 0, positions: true, word: 0 },
+  ];
+  for (const state of states) {
+    const { state: back, ignored } = parseHash(`#${toHash(state)}`);
+    assert.deepEqual(ignored, []);
+    assert.deepEqual(back, state);
+  }
+  // Every property of the table has a hash key, and they are distinct.
+  assert.equal(new Set(PROPERTIES.map((p) => p.key)).size, PROPERTIES.length);
+});
+
+test('garbage in the hash: bad fields fall back to defaults and are listed', () => {
+  const { state, ignored } = parseHash('#scale=NaN&dim=513&seed=-1&rtol=inf&atol=1e999&scheme=none&pos=2' +
+    '&causal=&word=1.5&b=&a=%20%20&extra=1&extra=2');
+  assert.deepEqual(state, defaultState());
+  assert.deepEqual(ignored.map((i) => i.label), ['sentence A', 'sentence B', 'positional information', 'scheme',
+    'magnitude', 'causal mask', 'plotted word', 'dim', 'seed', 'rtol', 'atol', 'unknown setting "extra"']);
+  // A word index must exist in sentence A (here: the link's own sentence A).
+  assert.equal(parseHash('#a=one+two&word=1').state.word, 1);
+  assert.equal(parseHash('#a=one+two&word=2').ignored[0].reason, 'sentence A has no word number 2');
+  // The default magnitude follows the link's scheme.
+  assert.equal(parseHash('#scheme=rope').state.scale, 1);
+  assert.equal(parseHash('#scheme=rope&scale=abc').state.scale, 1);
+});
+
+test('a 1 MB hash is read quickly and quoted briefly', () => {
+  const start = performance.now();
+  const { state, ignored } = parseHash(`#a=${'x'.repeat(1 << 20)}&b=${'y '.repeat(1 << 19)}&pos=1`);
+  assert.ok(performance.now() - start < 1000);
+  assert.equal(state.a, 'dog bites man');
+  assert.equal(state.b, 'man bites dog');
+  assert.equal(state.positions, true);
+  assert.equal(ignored[0].value, `${'x'.repeat(32)}… (1048576 characters)`);
+  assert.ok(ignored.every((i) => i.value.length < 64 && i.reason.length < 80));
+});
+
+test('the page checks sentences exactly as the core does', async () => {
+  const lab = await createLab();
+  const words = (n, w = 'w') => Array.from({ length: n }, (_, k) => `${w}${k}`).join(' ');
+  const cases = ['', ' ', '\t\n', 'a', ' a  b ', words(64), words(65), 'x'.repeat(64), 'x'.repeat(65),
+    'é'.repeat(32), 'é'.repeat(33), '🐶'.repeat(16), '🐶'.repeat(17), 'a\u00a0b', 'a\u3000b', 'a\vb\fc\rd',
+    '<img src=x onerror=alert(1)>'];
+  for (const text of cases) {
+    let core = null;
+    try {
+      lab.run({ sentence_a: text, scheme: 'none' });
+    } catch (e) {
+      core = e.message;
+    }
+    assert.equal(sentenceProblem(text) === null, core === null, `${JSON.stringify(text).slice(0, 40)}: page ${sentenceProblem(text)}, core ${core}`);
+    if (core === null) {
+      assert.deepEqual(lab.run({ sentence_a: text, scheme: 'none' }).config.sentence_a, wordsOf(text));
+    }
+  }
+  lab.dispose();
+});
+
+test('numbers are written like the CLI\'s %.4g', () => {
+  const cases = [[12.536657700122994, '12.54'], [0.9415675654775886, '0.9416'], [3.2350096464073275e-05, '3.235e-05'],
+    [1.1102230246251565e-16, '1.11e-16'], [0, '0'], [-2.220446049250313e-16, '-2.22e-16'], [0.535138300649038, '0.5351'],
+    [1e-9, '1e-09'], [1000, '1000'], [123456, '1.235e+05'], [99999.5, '1e+05'], [0.0001, '0.0001'],
+    [9.999e-05, '9.999e-05'], [1, '1'], [0.5, '0.5'], [9.99995, '10'], [-12.5, '-12.5'], [1e6, '1e+06'],
+    [null, 'nan'], [Infinity, 'inf']];
+  for (const [x, want] of cases) assert.equal(sig(x), want, String(x));
+});
+
+test('the model runs the sweep once per setting other than the magnitude', async () => {
+  const lab = await createLab();
+  const sweeps = [];
+  const counting = {
+    run: (config) => {
+      if (config.sweep) sweeps.push(config.scheme);
+      return lab.run(config);
+    },
+    threshold: (...args) => lab.threshold(...args),
+  };
+  const model = new Model(counting);
+  const state = { ...defaultState(), positions: true };
+  const verdict = model.verdict(state);
+  assert.deepEqual([verdict.pairs[2].word, verdict.pairs[2].allclose], ['man', false]);
+  assert.equal(model.cachedSweep(state), undefined);
+  const sweep = model.sweep(state);
+  assert.equal(sweep.scales.length, SWEEP.count);
+  for (const scale of [0.001, 1e-9, 3, 0]) {
+    model.verdict({ ...state, scale });
+    assert.equal(model.sweep({ ...state, scale }), sweep);
+  }
+  assert.deepEqual(sweeps, ['random']);
+  model.sweep({ ...state, positions: false });
+  model.sweep({ ...state, scheme: 'rope' });
+  model.sweep(state); // still cached: switching back and forth is free
+  assert.deepEqual(sweeps, ['random', 'none', 'rope']);
+  // The threshold: allclose holds for "man" only at tiny magnitudes.
+  const threshold = model.threshold(state, 2);
+  assert.ok(threshold > 1e-9 && threshold < 1e-6, String(threshold));
+  assert.equal(model.cachedThreshold(state, 2), threshold);
+  assert.equal(model.threshold({ ...state, positions: false }, 2), null);
+  lab.dispose();
+});
+
+test('typed text is checked by the core, in its words', async () => {
+  const lab = await createLab();
+  const model = new Model(lab);
+  const state = defaultState();
+  assert.deepEqual(model.tryField(state, 'scale', ' 1e-3 '), { value: 0.001 });
+  assert.deepEqual(model.tryField(state, 'scale', 'abc'), { message: '"abc" is out of range; allowed: a finite number from 0 to 1e6' });
+  assert.deepEqual(model.tryField(state, 'dim', '0'), { message: '"0" is out of range; allowed: an integer from 1 to 512' });
+  assert.deepEqual(model.tryField(state, 'a', 'alice paid bob'), { value: 'alice paid bob' });
+  assert.match(model.tryField(state, 'b', '').message, /has no words/);
+  // A lone surrogate (pasted text) reaches the core as U+FFFD, not as a broken byte sequence.
+  const lone = model.verdict({ ...state, a: 'a\uD800 b', b: 'b a\uD800' });
+  assert.deepEqual(lone.config.sentence_a, ['a\uFFFD', 'b']);
+  lab.dispose();
+});
+
+test('embed options: ?embed=1&hide=... and a safe snippet', () => {
+  assert.deepEqual(readView('?embed=1&hide=words,plot, intro,bogus'), {
+    embed: true,
+    hide: new Set(['words', 'plot', 'intro']),
+    ignored: [{ label: 'hide', value: 'bogus', reason: 'allowed: intro, words, positions, scheme, magnitude, causal, advanced, plot' }],
+  });
+  assert.equal(readView('').embed, false);
+  assert.equal(iframeSnippet('https://x/?embed=1#a=1&b="<', '100%', '700'),
+    '<iframe src="https://x/?embed=1#a=1&amp;b=&quot;&lt;" width="100%" height="700" title="poslab" loading="lazy" style="border:0"></iframe>');
+});

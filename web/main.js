@@ -1,0 +1,282 @@
+// main.js - starts the lab, wires the controls and draws the page. Control
+// handlers only change `state` (or note typed text the lab refused) and call
+// render(); render() draws everything from them.
+import { createLab } from './poslab.js';
+import { defaultState, parseHash, toHash, wordsOf, SCHEMES, excerpt } from './state.js';
+import { Model } from './model.js';
+import { createVerdicts } from './verdicts.js';
+import { createPlot } from './plot.js';
+import { PRESETS } from './presets.js';
+import { readView, applyView, viewUrl, createEmbedPanel } from './embed.js';
+import { sig } from './format.js';
+
+const $ = (id) => document.getElementById(id);
+
+// Typed fields: state property -> input id (its message has id `${id}-error`).
+const TYPED = { a: 'sentence-a', b: 'sentence-b', scale: 'scale-text', dim: 'dim', seed: 'seed', rtol: 'rtol', atol: 'atol' };
+const SLIDER = { min: -9, max: 3 };
+
+const view = readView(window.location.search);
+let state;
+let model;
+let verdicts;
+let plot = null;
+const refused = {}; // state property -> {raw, message}: typed text the lab did not accept
+let sweepQueued = false;
+let sweepFailed = null; // the sweep key that failed, so it is not retried in a loop
+
+// ---- drawing -------------------------------------------------------------
+
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+function showNotice(items) {
+  const list = $('notice-list');
+  list.replaceChildren(...items.map(({ label, value, reason }) => {
+    const li = document.createElement('li');
+    li.textContent = `${label} (“${value}”): ${reason}`;
+    return li;
+  }));
+  $('notice').hidden = items.length === 0;
+}
+
+function fail(what, error) {
+  const box = $('startup');
+  box.hidden = false;
+  box.classList.add('failed');
+  box.textContent = `${what}: ${error.message}`;
+  console.error(error);
+}
+
+function showTyped(name) {
+  const input = $(TYPED[name]);
+  const message = $(`${TYPED[name]}-error`);
+  const bad = refused[name];
+  // The person typing owns the field; others see the state's value.
+  if (document.activeElement !== input) {
+    const text = bad ? bad.raw : String(state[name]);
+    if (input.value !== text) input.value = text;
+  }
+  input.setAttribute('aria-invalid', String(Boolean(bad)));
+  message.hidden = !bad;
+  if (bad) {
+    message.replaceChildren();
+    const strong = document.createElement('strong');
+    strong.textContent = bad.message;
+    const kept = document.createElement('span');
+    kept.className = 'kept';
+    kept.textContent = 'The results still show the last valid input.';
+    message.append(strong, kept);
+  }
+}
+
+function showControls() {
+  for (const name of Object.keys(TYPED)) showTyped(name);
+  $('positions').checked = state.positions;
+  setText($('positions-state'), state.positions ? 'on' : 'off');
+  $('causal').checked = state.causal;
+  setText($('causal-state'), state.causal ? 'on' : 'off');
+  document.documentElement.classList.toggle('positions-off', !state.positions);
+  for (const radio of document.querySelectorAll('input[name="scheme"]')) radio.checked = radio.value === state.scheme;
+  const slider = $('scale-slider');
+  const exponent = state.scale > 0 ? Math.log10(state.scale) : SLIDER.min;
+  const position = Math.min(SLIDER.max, Math.max(SLIDER.min, exponent));
+  if (document.activeElement !== slider && Math.abs(Number(slider.value) - position) > 1e-9) slider.value = String(position);
+  slider.setAttribute('aria-valuetext', sig(state.scale));
+  // The word to follow: one option per word of sentence A.
+  const select = $('plot-word');
+  const words = wordsOf(state.a);
+  const key = JSON.stringify(words);
+  if (select.dataset.words !== key) {
+    select.replaceChildren(...words.map((word, k) => {
+      const option = document.createElement('option');
+      option.value = String(k);
+      option.textContent = `${k + 1}. ${excerpt(word, 40)}`;
+      return option;
+    }));
+    select.dataset.words = key;
+  }
+  select.value = String(state.word);
+  $('presets').value = ''; // the menu is an action, not a setting
+}
+
+function scheduleSweep() {
+  if (sweepQueued) return;
+  sweepQueued = true;
+  const run = () => {
+    if (!sweepQueued) return; // already done by the other timer
+    sweepQueued = false;
+    try {
+      model.sweep(state);
+      model.threshold(state, state.word);
+    } catch (e) {
+      sweepFailed = model.sweepKey(state);
+      fail('The chart could not be computed', e);
+    }
+    render();
+  };
+  // After the verdicts are painted, so typing never waits for the chart; the
+  // plain timer covers pages that get no animation frames (hidden tabs,
+  // off-screen iframes).
+  requestAnimationFrame(() => setTimeout(run, 0));
+  setTimeout(run, 100);
+}
+
+function render() {
+  const hash = toHash(state);
+  if (window.location.hash.slice(1) !== hash) window.history.replaceState(null, '', `#${hash}`);
+  $('open-full').href = viewUrl(hash);
+  showControls();
+
+  let result;
+  try {
+    result = model.verdict(state);
+  } catch (e) {
+    fail('The lab could not compute this', e);
+    return;
+  }
+  verdicts.render(result, state);
+
+  if (plot && !view.hide.has('plot')) {
+    const sweep = model.cachedSweep(state);
+    const threshold = model.cachedThreshold(state, state.word);
+    const missing = (!sweep || threshold === undefined) && sweepFailed !== model.sweepKey(state);
+    plot.update({ sweep, result, state, threshold: threshold ?? null, pending: missing });
+    if (missing) scheduleSweep();
+  }
+  document.documentElement.dataset.ready = 'true';
+}
+
+// ---- changing the state ---------------------------------------------------
+
+function keepWordInRange() {
+  const n = wordsOf(state.a).length;
+  if (state.word > n - 1) state.word = n - 1;
+}
+
+function typed(name, raw) {
+  const outcome = model.tryField(state, name, raw);
+  if (outcome.message !== undefined) {
+    refused[name] = { raw, message: outcome.message };
+  } else {
+    delete refused[name];
+    state[name] = outcome.value;
+    keepWordInRange();
+  }
+  render();
+}
+
+function setSentences(a, b) {
+  state.a = a;
+  state.b = b;
+  state.word = wordsOf(a).length - 1;
+  delete refused.a;
+  delete refused.b;
+  render();
+}
+
+function shuffled(words) {
+  const out = words.slice();
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
+function loadHash() {
+  const { state: read, ignored } = parseHash(window.location.hash);
+  state = read;
+  for (const name of Object.keys(refused)) delete refused[name];
+  showNotice([...ignored, ...view.ignored]);
+}
+
+function wire() {
+  for (const [name, id] of Object.entries(TYPED)) {
+    const input = $(id);
+    input.addEventListener('input', () => typed(name, input.value));
+    input.addEventListener('blur', () => render()); // show the value as stored
+  }
+  $('reverse-b').addEventListener('click', () => {
+    state.b = wordsOf(state.b).reverse().join(' ');
+    delete refused.b;
+    render();
+  });
+  $('shuffle-b').addEventListener('click', () => {
+    const words = wordsOf(state.b);
+    let next = shuffled(words);
+    for (let tries = 0; tries < 20 && next.join(' ') === words.join(' '); tries++) next = shuffled(words);
+    state.b = next.join(' ');
+    delete refused.b;
+    render();
+  });
+  $('presets').append(...PRESETS.map((preset, k) => {
+    const option = document.createElement('option');
+    option.value = String(k);
+    option.textContent = `${preset.a} / ${preset.b}`;
+    return option;
+  }));
+  $('presets').addEventListener('change', (e) => {
+    const preset = PRESETS[Number(e.target.value)];
+    if (preset) setSentences(preset.a, preset.b);
+  });
+  $('positions').addEventListener('change', (e) => { state.positions = e.target.checked; render(); });
+  $('causal').addEventListener('change', (e) => { state.causal = e.target.checked; render(); });
+  for (const radio of document.querySelectorAll('input[name="scheme"]')) {
+    radio.addEventListener('change', () => {
+      state.scheme = radio.value;
+      state.scale = SCHEMES[radio.value].defaultScale;
+      delete refused.scale;
+      render();
+    });
+  }
+  $('scale-slider').addEventListener('input', (e) => {
+    state.scale = Number((10 ** Number(e.target.value)).toPrecision(3));
+    delete refused.scale;
+    render();
+  });
+  $('plot-word').addEventListener('change', (e) => { state.word = Number(e.target.value); render(); });
+  $('reset').addEventListener('click', () => {
+    state = defaultState();
+    for (const name of Object.keys(refused)) delete refused[name];
+    showNotice([]);
+    render();
+  });
+  $('notice-close').addEventListener('click', () => { $('notice').hidden = true; });
+  window.addEventListener('hashchange', () => {
+    if (window.location.hash.slice(1) === toHash(state)) return;
+    loadHash();
+    render();
+  });
+  window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => plot?.retheme());
+  createEmbedPanel({ dialog: $('embed-dialog'), openButton: $('embed-open'), getHash: () => toHash(state), view });
+}
+
+// ---- start ----------------------------------------------------------------
+
+async function start() {
+  applyView(view);
+  let lab;
+  try {
+    lab = await createLab();
+  } catch (e) {
+    fail('The lab could not start (serve this folder over HTTP, e.g. with make serve)', e);
+    return;
+  }
+  model = new Model(lab);
+  verdicts = createVerdicts($('verdicts'));
+  if (!view.hide.has('plot')) {
+    try {
+      plot = createPlot($('plot'));
+    } catch (e) {
+      fail('The chart could not start', e);
+    }
+  }
+  loadHash();
+  wire();
+  $('startup').hidden = true;
+  render();
+}
+
+start();

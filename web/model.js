@@ -1,0 +1,134 @@
+// model.js - the computation behind the page, with no DOM: turns the state
+// into the lab's config, runs the verdict on every change and the sweep only
+// when something other than the magnitude changed (both cached).
+import { MAX_SENTENCE_CHARS } from './state.js';
+
+// The plot's magnitudes: 10 per decade from 1e-9 to 1e3.
+export const SWEEP = { lo: 1e-9, hi: 1e3, count: 121 };
+// Where lab.threshold looks for the last magnitude at which allclose holds.
+export const THRESHOLD_RANGE = { lo: 1e-12, hi: 1e6, relTol: 1e-3 };
+
+// State property -> the lab's config key, for the fields a student types.
+const CONFIG_KEY = {
+  a: 'sentence_a', b: 'sentence_b', scale: 'scale', dim: 'dim', seed: 'seed', rtol: 'rtol', atol: 'atol',
+};
+
+// Lone UTF-16 surrogates (from pasted text) become U+FFFD before they reach
+// the core, which takes UTF-8.
+const wellFormed = (s) => (typeof s.toWellFormed === 'function' ? s.toWellFormed()
+  : s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD'));
+
+// A small map that forgets its oldest entries.
+class Cache {
+  constructor(size) { this.size = size; this.map = new Map(); }
+  get(key) {
+    if (!this.map.has(key)) return undefined;
+    const value = this.map.get(key);
+    this.map.delete(key);
+    this.map.set(key, value);
+    return value;
+  }
+  set(key, value) {
+    this.map.delete(key);
+    this.map.set(key, value);
+    if (this.map.size > this.size) this.map.delete(this.map.keys().next().value);
+    return value;
+  }
+}
+
+export class Model {
+  constructor(lab) {
+    this.lab = lab;
+    this.runs = new Cache(16);
+    this.sweeps = new Cache(8); // switching positions off and on again is free
+    this.thresholds = new Cache(64);
+  }
+
+  // The lab's config for a state. Positions off means scheme "none".
+  configOf(state) {
+    return {
+      sentence_a: wellFormed(state.a),
+      sentence_b: wellFormed(state.b),
+      dim: state.dim,
+      seed: state.seed,
+      scheme: state.positions ? state.scheme : 'none',
+      scale: state.scale,
+      causal: state.causal,
+      rtol: state.rtol,
+      atol: state.atol,
+    };
+  }
+
+  // The verdicts for the state: the CLI's JSON result (no sweep).
+  verdict(state) {
+    const config = this.configOf(state);
+    const key = JSON.stringify(config);
+    return this.runs.get(key) ?? this.runs.set(key, this.lab.run(config));
+  }
+
+  // The sweep does not depend on the magnitude, so its key leaves it out.
+  sweepKey(state) {
+    const { scale, ...rest } = this.configOf(state);
+    return JSON.stringify(rest);
+  }
+
+  // The cached sweep for the state, or undefined if it has to be computed.
+  cachedSweep(state) {
+    return this.sweeps.get(this.sweepKey(state));
+  }
+
+  // {scales, mean, pairs} at SWEEP's magnitudes; computed once per key.
+  sweep(state) {
+    const key = this.sweepKey(state);
+    const cached = this.sweeps.get(key);
+    if (cached) return cached;
+    const result = this.lab.run({ ...this.configOf(state), sweep: SWEEP });
+    return this.sweeps.set(key, result.sweep);
+  }
+
+  // What threshold(state, pair) would return, or undefined if not computed yet.
+  cachedThreshold(state, pair) {
+    if (!state.positions) return null;
+    return this.thresholds.get(`${this.sweepKey(state)}#${pair}`);
+  }
+
+  // The largest magnitude at which np.allclose still holds for pair `pair`
+  // (-1: the sentence mean); null when positions are off or it has no partner.
+  threshold(state, pair) {
+    if (!state.positions) return null;
+    const key = `${this.sweepKey(state)}#${pair}`;
+    let value = this.thresholds.get(key);
+    if (value === undefined) {
+      try {
+        value = this.lab.threshold(this.configOf(state), pair, THRESHOLD_RANGE);
+      } catch {
+        value = null; // an unpaired word: nothing to compare
+      }
+      this.thresholds.set(key, value);
+    }
+    return value;
+  }
+
+  // Checks text typed into the field for state property `name` by running the
+  // lab with it. Returns {value} (the value to store) or {message} (why not,
+  // in the core's words, without the field name the page shows beside it).
+  tryField(state, name, raw) {
+    const key = CONFIG_KEY[name];
+    if (!key) throw new Error(`tryField: ${name} is not a typed field`);
+    const sentence = name === 'a' || name === 'b';
+    const text = sentence ? wellFormed(raw) : raw.trim();
+    if (sentence && text.length > MAX_SENTENCE_CHARS) {
+      return { message: `${text.length} characters; allowed: up to ${MAX_SENTENCE_CHARS}` };
+    }
+    const config = { ...this.configOf(state), [key]: text };
+    let result;
+    try {
+      result = this.lab.run(config);
+    } catch (e) {
+      return { message: String(e.message).replace(/^[a-z_]+: /, '') };
+    }
+    const value = sentence ? raw : (result.config[key] || 0); // the core's reading; no -0
+    this.runs.set(JSON.stringify(this.configOf({ ...state, [name]: value })), result);
+    return { value };
+  }
+}

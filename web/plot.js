@@ -1,0 +1,270 @@
+// plot.js - the Chart.js chart: cosine distance against magnitude (both axes
+// logarithmic) for the plotted word and the sentence mean, a marker at the
+// current magnitude, and shading where np.allclose is True for the word.
+// Created once, then updated with chart.update('none'). Colours come from CSS
+// custom properties, so dark mode works. Chart.js is the classic script
+// vendor/chart.umd.min.js, which defines window.Chart.
+import { sig, powerOfTen, decadeOf } from './format.js';
+import { SWEEP } from './model.js';
+
+// Cosine distances of 0 or tiny negatives (rounding) cannot sit on a log
+// axis; they are drawn on this floor, and the tooltip says so.
+export const FLOOR = 1e-17;
+const Y_MAX = 10; // a cosine distance is at most 2
+const ROUNDING_BAND = 1e-15; // below this: floating-point rounding
+
+const css = (node, name) => getComputedStyle(node).getPropertyValue(name).trim();
+
+// The x-ranges where the flags are true, edges halfway (in log) between points.
+export function trueRanges(scales, flags) {
+  const ranges = [];
+  const last = scales.length - 1;
+  const edge = (i, j) => Math.sqrt(scales[i] * scales[j]);
+  let start = null;
+  flags.forEach((ok, i) => {
+    if (ok && start === null) start = i === 0 ? scales[0] : edge(i - 1, i);
+    if (start !== null && (!ok || i === last)) {
+      ranges.push([start, ok ? scales[last] : edge(i - 1, i)]);
+      start = null;
+    }
+  });
+  return ranges;
+}
+
+// Draws the "allclose True" regions and the rounding band under the lines.
+const shadePlugin = {
+  id: 'poslabShade',
+  beforeDatasetsDraw(chart, _args, opts) {
+    const { ctx, chartArea: area, scales: { x, y } } = chart;
+    if (!area) return;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(area.left, area.top, area.width, area.height);
+    ctx.clip();
+    // rounding band along the bottom
+    const bandTop = y.getPixelForValue(ROUNDING_BAND);
+    ctx.fillStyle = opts.roundingColor;
+    ctx.fillRect(area.left, bandTop, area.width, area.bottom - bandTop);
+    ctx.fillStyle = opts.textColor;
+    ctx.font = `${opts.fontSize}px ${opts.fontFamily}`;
+    ctx.textAlign = 'right';
+    ctx.textBaseline = 'bottom';
+    ctx.fillText(opts.roundingLabel, area.right - 6, bandTop - 3);
+    // np.allclose True for the plotted word
+    for (const [lo, hi] of opts.ranges ?? []) {
+      const left = Math.max(area.left, x.getPixelForValue(lo));
+      const right = Math.min(area.right, x.getPixelForValue(hi));
+      if (right <= left) continue;
+      ctx.fillStyle = opts.trueColor;
+      ctx.fillRect(left, area.top, right - left, area.height);
+      ctx.strokeStyle = opts.trueEdge;
+      ctx.lineWidth = 1;
+      ctx.setLineDash([]);
+      for (const px of [left, right]) {
+        if (px > area.left + 1 && px < area.right - 1) {
+          ctx.beginPath();
+          ctx.moveTo(px, area.top);
+          ctx.lineTo(px, area.bottom);
+          ctx.stroke();
+        }
+      }
+      const label = opts.trueLabel;
+      const width = ctx.measureText(label).width;
+      if (right - left > width + 12) {
+        ctx.fillStyle = opts.trueText;
+        ctx.textAlign = 'left';
+        ctx.textBaseline = 'top';
+        ctx.fillText(label, left + 6, area.top + 6);
+      }
+    }
+    ctx.restore();
+  },
+};
+
+const tickLabel = (every) => (value) => {
+  const exp = decadeOf(value);
+  if (exp === null) return null; // no label and no grid line
+  return exp % every === 0 ? powerOfTen(exp) : '';
+};
+
+// Points for one sweep series; y is floored, the true value kept for tooltips.
+function points(scales, series) {
+  return scales.map((s, i) => {
+    const v = series[i]?.cosine_distance;
+    return {
+      x: s,
+      y: v === null || v === undefined ? null : Math.max(v, FLOOR),
+      value: v,
+      allclose: series[i]?.allclose,
+    };
+  });
+}
+
+// Where the marker goes: the magnitude, kept inside the plotted range.
+const onAxis = (scale) => Math.min(SWEEP.hi, Math.max(SWEEP.lo, scale));
+
+export function createPlot(figure) {
+  const canvas = figure.querySelector('canvas');
+  const overlay = figure.querySelector('.chart-overlay');
+  const caption = figure.querySelector('.chart-caption');
+  const { Chart } = window;
+
+  const chart = new Chart(canvas, {
+    type: 'line',
+    data: {
+      datasets: [
+        { label: 'word', data: [], borderWidth: 3, pointRadius: 0, pointHitRadius: 6, tension: 0, spanGaps: false },
+        { label: 'sentence mean', data: [], borderWidth: 2.5, borderDash: [7, 5], pointRadius: 0, pointHitRadius: 6, tension: 0 },
+        { label: 'current magnitude', data: [], borderWidth: 2, borderDash: [2, 3], pointRadius: 0, pointHitRadius: 0 },
+        { label: '_word now', data: [], showLine: false, pointRadius: 6, pointBorderWidth: 2, pointHoverRadius: 7 },
+        { label: '_mean now', data: [], showLine: false, pointRadius: 5, pointBorderWidth: 2, pointHoverRadius: 6 },
+      ],
+    },
+    options: {
+      animation: false,
+      responsive: true,
+      maintainAspectRatio: false,
+      interaction: { mode: 'nearest', axis: 'x', intersect: false },
+      scales: {
+        x: {
+          type: 'logarithmic',
+          min: SWEEP.lo,
+          max: SWEEP.hi,
+          title: { display: true, text: 'magnitude of the positional signal' },
+          ticks: { callback: tickLabel(3), autoSkip: false, maxRotation: 0 },
+        },
+        y: {
+          type: 'logarithmic',
+          min: FLOOR,
+          max: Y_MAX,
+          title: { display: true, text: 'cosine distance, A vs B' },
+          ticks: { callback: tickLabel(4), autoSkip: false },
+        },
+      },
+      plugins: {
+        legend: {
+          position: 'top',
+          align: 'start',
+          labels: { filter: (item) => !item.hidden && !item.text.startsWith('_'), boxHeight: 2, boxWidth: 28 },
+        },
+        tooltip: {
+          filter: (item) => item.datasetIndex <= 1 || item.datasetIndex >= 3,
+          callbacks: {
+            title: (items) => (items.length ? `magnitude ${sig(items[0].parsed.x)}` : ''),
+            label: (item) => {
+              const { value, allclose } = item.raw;
+              const name = item.datasetIndex === 3 ? item.chart.data.datasets[0].label
+                : item.datasetIndex === 4 ? 'sentence mean' : item.dataset.label;
+              const floor = value !== null && value < FLOOR ? ` (drawn at ${powerOfTen(-17)})` : '';
+              const verdict = allclose === undefined ? '' : `, np.allclose ${allclose ? 'True' : 'False'}`;
+              return `${name}: ${sig(value)}${floor}${verdict}`;
+            },
+          },
+        },
+        poslabShade: { ranges: [] },
+      },
+    },
+    plugins: [shadePlugin],
+  });
+
+  // Colours and fonts from the page's CSS (light or dark).
+  function applyTheme() {
+    const o = chart.options;
+    const text = css(figure, '--muted');
+    const grid = css(figure, '--grid');
+    const font = { family: getComputedStyle(figure).fontFamily, size: Number(css(figure, '--plot-font')) || 13 };
+    for (const axis of [o.scales.x, o.scales.y]) {
+      axis.ticks.color = text;
+      axis.ticks.font = font;
+      axis.title.color = text;
+      axis.title.font = { ...font, weight: '600' };
+      axis.grid = { color: grid };
+      axis.border = { color: grid };
+    }
+    o.plugins.legend.labels.color = css(figure, '--fg');
+    o.plugins.legend.labels.font = font;
+    o.plugins.tooltip.titleFont = font;
+    o.plugins.tooltip.bodyFont = font;
+    const word = css(figure, '--plot-word');
+    const mean = css(figure, '--plot-mean');
+    const marker = css(figure, '--plot-marker');
+    const bg = css(figure, '--panel');
+    const [w, m, now, wNow, mNow] = chart.data.datasets;
+    Object.assign(w, { borderColor: word, backgroundColor: word });
+    Object.assign(m, { borderColor: mean, backgroundColor: mean });
+    Object.assign(now, { borderColor: marker, backgroundColor: marker });
+    Object.assign(wNow, { pointBackgroundColor: word, pointBorderColor: bg, borderColor: word, backgroundColor: word });
+    Object.assign(mNow, { pointBackgroundColor: mean, pointBorderColor: bg, borderColor: mean, backgroundColor: mean });
+    Object.assign(o.plugins.poslabShade, {
+      trueColor: css(figure, '--true-shade'),
+      trueEdge: css(figure, '--true'),
+      trueText: css(figure, '--true'),
+      trueLabel: 'np.allclose True',
+      roundingColor: css(figure, '--rounding-shade'),
+      roundingLabel: 'rounding level',
+      textColor: text,
+      fontFamily: font.family,
+      fontSize: font.size,
+    });
+  }
+  applyTheme();
+
+  // view: {sweep (undefined until computed), result, state, threshold,
+  // pending: true while the sweep or threshold is still to come}
+  function update({ sweep, result, state, threshold, pending }) {
+    const sel = Math.min(state.word, result.pairs.length - 1);
+    const pair = result.pairs[sel];
+    const word = `“${pair.word}”`;
+    const paired = pair.index_b !== null;
+    const [w, m, now, wNow, mNow] = chart.data.datasets;
+    w.label = word;
+    figure.setAttribute('aria-busy', String(Boolean(pending)));
+    if (sweep) {
+      w.data = paired ? points(sweep.scales, sweep.pairs[sel]) : [];
+      m.data = points(sweep.scales, sweep.mean);
+      chart.options.plugins.poslabShade.ranges = paired
+        ? trueRanges(sweep.scales, sweep.pairs[sel].map((p) => p.allclose)) : [];
+    }
+    // The marker and today's values move with every slider step.
+    const x = state.positions ? onAxis(state.scale) : null;
+    const xNow = x ?? SWEEP.lo;
+    now.data = state.positions ? [{ x, y: FLOOR, value: null }, { x, y: Y_MAX, value: null }] : [];
+    now.hidden = !state.positions;
+    const nowPoint = (f) => ({ x: xNow, y: Math.max(f.cosine_distance ?? FLOOR, FLOOR), value: f.cosine_distance, allclose: f.allclose });
+    wNow.data = paired && state.positions ? [nowPoint(pair)] : [];
+    mNow.data = state.positions ? [nowPoint(result.mean)] : [];
+    chart.update('none');
+
+    // What the chart cannot say by itself.
+    overlay.hidden = state.positions;
+    if (!state.positions) {
+      overlay.querySelector('.overlay-text').textContent = state.causal
+        ? 'Positional information is off, so the magnitude changes nothing and the lines are flat. ' +
+          'They sit high because the causal mask already makes the outputs differ.'
+        : 'Positional information is off: every magnitude gives identical outputs, so the lines ' +
+          'lie flat at rounding level.';
+    }
+    const parts = [];
+    if (!paired) parts.push(`${word} has no partner in sentence B; only the sentence mean is drawn.`);
+    if (state.positions && paired && threshold !== null && threshold !== undefined) {
+      if (threshold <= 0) parts.push(`np.allclose says False for ${word} at every magnitude, even the faintest.`);
+      else if (threshold >= 1e6) parts.push(`np.allclose says True for ${word} at every magnitude up to 1e6.`);
+      else parts.push(`np.allclose says True for ${word} only below a magnitude of about ${sig(threshold, 2)}.`);
+    }
+    if (state.positions && (state.scale < SWEEP.lo || state.scale > SWEEP.hi)) {
+      parts.push(`The current magnitude, ${sig(state.scale)}, is off the plotted range; the marker sits at the edge.`);
+    }
+    parts.push('Distances of zero or below (pure rounding) are drawn on the bottom edge.');
+    caption.textContent = parts.join(' ');
+    canvas.setAttribute('aria-label', `Line chart of the cosine distance between ${word} in sentence A and in ` +
+      'sentence B, and between the sentence means, against the magnitude of the positional signal from ' +
+      `1e-9 to 1000, both axes logarithmic. ${parts.slice(0, -1).join(' ')}`.trim());
+  }
+
+  function retheme() {
+    applyTheme();
+    chart.update('none');
+  }
+
+  return { update, retheme, chart };
+}

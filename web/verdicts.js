@@ -1,0 +1,191 @@
+// verdicts.js - the verdicts: two large cards (the plotted word and the
+// sentence mean), one line saying what is going on, notes about unpaired
+// words, and a table with every word of sentence A. User text reaches the
+// DOM only through textContent. Text is rewritten only when it changes, so
+// the aria-live region announces what changed and nothing else.
+import { sig, ROUNDING_LEVEL } from './format.js';
+import { SCHEMES } from './state.js';
+
+function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+const quoted = (word) => `“${word}”`;
+
+// "True"/"False"/"n/a" with an icon, so colour is never the only signal.
+function setVerdict(node, verdict) {
+  const kind = verdict === true ? 'is-true' : verdict === false ? 'is-false' : 'is-none';
+  const icon = verdict === true ? '✓' : verdict === false ? '✗' : '–';
+  const text = verdict === true ? 'True' : verdict === false ? 'False' : 'n/a';
+  node.classList.remove('is-true', 'is-false', 'is-none');
+  node.classList.add(kind);
+  setText(node.querySelector('.icon'), icon);
+  setText(node.querySelector('.text'), text);
+}
+
+function verdictNode(className) {
+  const node = el('span', className);
+  const icon = el('span', 'icon');
+  icon.setAttribute('aria-hidden', 'true');
+  node.append(icon, ' ', el('span', 'text'));
+  return node;
+}
+
+// A number cell: the figure, plus a quiet tag when it is only rounding.
+function setFigure(cell, value) {
+  const missing = value === undefined;
+  setText(cell.querySelector('.num'), missing ? '–' : sig(value));
+  const rounding = !missing && value !== null && Math.abs(value) < ROUNDING_LEVEL;
+  setText(cell.querySelector('.tag'), rounding ? 'rounding' : '');
+}
+
+function figureCell(className, label) {
+  const cell = el('td', `figure ${className}`);
+  cell.dataset.label = label;
+  cell.append(el('span', 'num'), el('span', 'tag'));
+  return cell;
+}
+
+function makeRow() {
+  const row = el('tr');
+  const word = el('th', 'word');
+  word.scope = 'row';
+  word.append(el('span', 'w'), el('span', 'where'));
+  const verdict = el('td', 'allclose');
+  verdict.dataset.label = 'np.allclose';
+  verdict.append(verdictNode('verdict'));
+  row.append(word, verdict, figureCell('maxdiff', 'max |diff|'), figureCell('cosine', 'cosine distance'));
+  return row;
+}
+
+function fillRow(row, { word, where, verdict, maxDiff, cosine }) {
+  setText(row.querySelector('.w'), word);
+  setText(row.querySelector('.where'), where);
+  setVerdict(row.querySelector('.verdict'), verdict);
+  setFigure(row.querySelector('.maxdiff'), maxDiff);
+  setFigure(row.querySelector('.cosine'), cosine);
+}
+
+// Words for one compared pair (or the mean) on a card.
+function cardText(figures) {
+  if (!figures || figures.allclose === undefined) return 'has no partner in sentence B, so there is nothing to compare';
+  const d = sig(figures.max_abs_diff);
+  const c = sig(figures.cosine_distance);
+  if (figures.allclose) {
+    if (figures.max_abs_diff === 0) return 'exactly the same vector in both sentences (max |diff| 0)';
+    return figures.max_abs_diff < ROUNDING_LEVEL
+      ? `the same vector in both sentences, up to rounding (max |diff| ${d})`
+      : `close enough for np.allclose, though not identical (max |diff| ${d}, cosine distance ${c})`;
+  }
+  return `different vectors: max |diff| ${d}, cosine distance ${c}`;
+}
+
+// One sentence on what the student is looking at.
+function story(result, state, wordPair) {
+  if (!state.positions && !state.causal && !result.permutation) {
+    return 'Positional information is off, so word order alone changes nothing; any difference here comes ' +
+      'from the words the two sentences do not share, since every word attends to all the others.';
+  }
+  if (!state.positions && !state.causal) {
+    return 'Positional information is off: attention treats each sentence as a bag of words, ' +
+      'so a word’s output does not depend on where it stands.';
+  }
+  if (!state.positions) {
+    return 'Positional information is off, but the causal mask lets each word look only at itself and the words ' +
+      'before it, so word order still changes the outputs.';
+  }
+  const scheme = SCHEMES[state.scheme].label;
+  const at = `${scheme} at magnitude ${sig(state.scale)}${state.causal ? ', with the causal mask' : ''}`;
+  if (wordPair && wordPair.allclose === true) {
+    return `Positional information is on (${at}), but it is so faint that np.allclose cannot tell ` +
+      `${quoted(wordPair.word)} in A from ${quoted(wordPair.word)} in B.`;
+  }
+  return `Positional information is on (${at}): each word’s input now depends on its position, ` +
+    'so the same word comes out differently in the two sentences.';
+}
+
+export function createVerdicts(root) {
+  const wordCard = root.querySelector('#card-word');
+  const meanCard = root.querySelector('#card-mean');
+  for (const card of [wordCard, meanCard]) {
+    card.querySelector('.card-verdict').replaceWith(verdictNode('card-verdict verdict'));
+  }
+  const storyLine = root.querySelector('#story');
+  const notes = root.querySelector('#notes');
+  const body = root.querySelector('#verdict-rows');
+  const meanRow = makeRow();
+  meanRow.classList.add('mean-row');
+  const rows = [];
+
+  function render(result, state) {
+    const wordsA = result.config.sentence_a;
+    const wordsB = result.config.sentence_b;
+    const selected = Math.min(state.word, result.pairs.length - 1);
+    const pair = result.pairs[selected];
+
+    // The cards.
+    setText(wordCard.querySelector('.card-word'), quoted(pair.word));
+    setText(wordCard.querySelector('.card-call'), pair.index_b === null
+      ? `word ${pair.index_a + 1} of A`
+      : `np.allclose(out_a[${pair.index_a}], out_b[${pair.index_b}])`);
+    setVerdict(wordCard.querySelector('.card-verdict'), pair.index_b === null ? null : pair.allclose);
+    setText(wordCard.querySelector('.card-text'), cardText(pair.index_b === null ? null : pair));
+    setVerdict(meanCard.querySelector('.card-verdict'), result.mean.allclose);
+    setText(meanCard.querySelector('.card-text'), cardText(result.mean));
+
+    setText(storyLine, story(result, state, pair.index_b === null ? null : pair));
+
+    // Notes on words that have no partner.
+    const lonelyA = result.pairs.filter((p) => p.index_b === null).map((p) => quoted(p.word));
+    const lonelyB = (result.unpaired_b ?? []).map((j) => quoted(wordsB[j]));
+    const lines = [];
+    if (!result.permutation) {
+      lines.push('Sentence B is not a reordering of sentence A, so only the words they share are compared.');
+    }
+    if (lonelyA.length) lines.push(`No partner in B: ${lonelyA.join(', ')}.`);
+    if (lonelyB.length) lines.push(`No partner in A: ${lonelyB.join(', ')}.`);
+    while (notes.children.length > lines.length) notes.lastElementChild.remove();
+    lines.forEach((line, k) => {
+      if (!notes.children[k]) notes.append(el('li'));
+      setText(notes.children[k], line);
+    });
+    notes.hidden = lines.length === 0;
+
+    // The table: one row per word of A, then the mean.
+    while (rows.length > wordsA.length) rows.pop().remove();
+    while (rows.length < wordsA.length) rows.push(makeRow());
+    result.pairs.forEach((p, k) => {
+      const row = rows[k];
+      row.dataset.index = String(k);
+      row.classList.toggle('selected', k === selected);
+      fillRow(row, {
+        word: p.word,
+        where: p.index_b === null ? `out_a[${p.index_a}], no partner in B` : `out_a[${p.index_a}] vs out_b[${p.index_b}]`,
+        verdict: p.index_b === null ? null : p.allclose,
+        maxDiff: p.max_abs_diff,
+        cosine: p.cosine_distance,
+      });
+    });
+    fillRow(meanRow, {
+      word: 'sentence mean',
+      where: 'out_a.mean(0) vs out_b.mean(0)',
+      verdict: result.mean.allclose,
+      maxDiff: result.mean.max_abs_diff,
+      cosine: result.mean.cosine_distance,
+    });
+    // Re-append only if the order is off, so unchanged rows are not re-announced.
+    const wanted = [...rows, meanRow];
+    if (wanted.some((row, k) => body.children[k] !== row) || body.children.length !== wanted.length) {
+      body.replaceChildren(...wanted);
+    }
+  }
+
+  return { render };
+}
