@@ -201,10 +201,31 @@ static int parse_uint32(const char *v, uint32_t *out) {
     return 1;
 }
 
-/* A whole string that strtod reads completely, finite. */
+/* A decimal number as people and JSON write it: [+-]digits[.digits][e[+-]digits],
+ * with digits on at least one side of the point. strtod alone would also
+ * take hex floats, "inf", "nan" and leading spaces. */
+static int is_decimal(const char *v) {
+    int digits = 0;
+    if (*v == '+' || *v == '-') v++;
+    while (*v >= '0' && *v <= '9') v++, digits++;
+    if (*v == '.') {
+        v++;
+        while (*v >= '0' && *v <= '9') v++, digits++;
+    }
+    if (!digits) return 0;
+    if (*v == 'e' || *v == 'E') {
+        v++;
+        if (*v == '+' || *v == '-') v++;
+        if (!(*v >= '0' && *v <= '9')) return 0;
+        while (*v >= '0' && *v <= '9') v++;
+    }
+    return *v == 0;
+}
+
+/* A finite decimal number, read by strtod (correctly rounded). */
 static int parse_finite(const char *v, double *out) {
     char *end;
-    if (!*v || is_space((unsigned char)*v)) return 0;
+    if (!is_decimal(v)) return 0;
     double x = strtod(v, &end);
     if (*end || !isfinite(x)) return 0;
     *out = x;

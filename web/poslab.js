@@ -53,9 +53,20 @@ export async function createLab() {
 }
 
 // Text for one config value, or an Error naming the field.
+// A lone UTF-16 surrogate has no UTF-8 form; stringToUTF8 would quietly
+// merge it with its neighbour, so it is refused instead.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function checkText(key, text) {
+  if (LONE_SURROGATE.test(text)) {
+    throw new Error(`${key}: contains a lone UTF-16 surrogate; allowed: well-formed Unicode text`);
+  }
+  return text;
+}
+
 function optionText(key, value) {
   if (key === 'sentence_a' || key === 'sentence_b') {
-    if (typeof value === 'string') return value;
+    if (typeof value === 'string') return checkText(key, value);
     if (Array.isArray(value)) {
       value.forEach((word, k) => {
         if (typeof word !== 'string' || word === '' || ASCII_SPACE.test(word)) {
@@ -63,7 +74,7 @@ function optionText(key, value) {
                           'allowed: non-empty strings without spaces');
         }
       });
-      return value.join(' ');
+      return checkText(key, value.join(' '));
     }
     throw new Error(`${key}: ${JSON.stringify(value)} is not text; allowed: a string or an array of words`);
   }
