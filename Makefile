@@ -56,14 +56,19 @@ wasm: deps
 	cmake --build $(BUILD)/wasm -j2
 
 # The static site: the page, the wrapper, the WebAssembly core and Chart.js.
+# Page JS and CSS are minified (source maps beside them); Chart.js is bundled
+# with only the parts plot.js uses (web/vendor/chart.entry.js).
+ESBUILD := node_modules/.bin/esbuild --log-level=warning
 site: wasm
 	rm -rf $(SITE)
 	mkdir -p $(SITE)/vendor
-	cp -R web/. $(SITE)/
+	cp web/*.html web/*.svg web/package.json $(SITE)/
+	$(ESBUILD) web/*.js web/*.css --minify --sourcemap --target=es2022 --outdir=$(SITE)
+	$(ESBUILD) web/vendor/chart.entry.js --bundle --minify --format=iife --target=es2020 \
+	  --legal-comments=eof --outfile=$(SITE)/vendor/chart.min.js
+	cp node_modules/chart.js/LICENSE.md $(SITE)/vendor/chart.js-LICENSE.md
 	cp $(BUILD)/wasm/poslab-core.js $(SITE)/poslab-core.js
 	cp $(BUILD)/wasm/poslab-core.wasm $(SITE)/poslab.wasm
-	cp node_modules/chart.js/dist/chart.umd.min.js $(SITE)/vendor/chart.umd.min.js
-	cp node_modules/chart.js/LICENSE.md $(SITE)/vendor/chart.js-LICENSE.md
 
 serve: site native
 	@echo "poslab: serving the lab at http://localhost:$(PORT)  (Ctrl-C stops)"

@@ -3,7 +3,7 @@
 // current magnitude, and shading where np.allclose is True for the word.
 // Created once, then updated with chart.update('none'). Colours come from CSS
 // custom properties, so dark mode works. Chart.js is the classic script
-// vendor/chart.umd.min.js, which defines window.Chart.
+// vendor/chart.min.js (built from web/vendor/chart.entry.js), which defines window.Chart.
 import { sig, powerOfTen, decadeOf } from './format.js';
 import { SWEEP } from './model.js';
 

@@ -211,7 +211,7 @@ const sizes = [
                                        f.name !== 'poslab-core.js')],
   ['HTML', group((f) => f.name.endsWith('.html'))],
   ['CSS', group((f) => f.name.endsWith('.css'))],
-  ['Chart.js (vendor/chart.umd.min.js)', group((f) => f.name === 'vendor/chart.umd.min.js')],
+  ['Chart.js (vendor/chart.min.js)', group((f) => f.name === 'vendor/chart.min.js')],
   ['other files the page loads', group((f) => loaded(f) && !/\.(html|css|m?js|wasm)$/.test(f.name))],
 ];
 const pageTotal = group(loaded);
