@@ -1,0 +1,160 @@
+// browser.mjs - the page's own speed in headless Chromium, for `make bench`:
+// slider steps and keystrokes at workloads (b) and (c), and the first render
+// of the verdicts. Times come from the Performance API inside the page.
+//
+//   node tests/bench/browser.mjs [--quick]     (prints a markdown section)
+//
+// A slider step: the input event's handler, which recomputes the verdicts
+// and redraws the table and the chart (Chart.js draws synchronously with
+// animation off) before it returns: if it takes under 16 ms, no frame is
+// dropped. A keystroke changes the words, so the page redraws the verdicts at
+// once and recomputes the sweep a frame later: it is timed until the chart
+// holds the new sweep.
+import http from 'node:http';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const SITE = fileURLToPath(new URL('../../build/site/', import.meta.url));
+const MIME = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm',
+  '.json': 'application/json', '.svg': 'image/svg+xml' };
+
+function serve() {
+  return new Promise((resolve) => {
+    const s = http.createServer(async (req, res) => {
+      try {
+        let file = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+        if (file.endsWith('/')) file += 'index.html';
+        const full = path.join(SITE, path.normalize(file));
+        if (!full.startsWith(SITE)) throw new Error('outside');
+        const body = await readFile(full);
+        res.writeHead(200, { 'content-type': MIME[path.extname(full)] ?? 'application/octet-stream' }).end(body);
+      } catch {
+        res.writeHead(404).end();
+      }
+    });
+    s.listen(0, '127.0.0.1', () => resolve(s));
+  });
+}
+
+const words = (n) => Array.from({ length: n }, (_, i) => `w${String(i + 1).padStart(2, '0')}`);
+const hashOf = (n, d) => `#a=${words(n).join('+')}&b=${words(n).reverse().join('+')}&pos=1&scheme=random` +
+  `&scale=0.5&dim=${d}&word=0`;
+
+export function percentile(xs, p) {
+  const s = [...xs].sort((x, y) => x - y);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+}
+
+// In the page: slider steps, each timed from dispatch to the handler's end.
+async function sliderSteps(page, count) {
+  return page.evaluate(async (count) => {
+    const slider = document.getElementById('scale-slider');
+    const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+    const min = Number(slider.min), max = Number(slider.max), step = Number(slider.step) || (max - min) / 200;
+    const times = [];
+    let v = Number(slider.value);
+    for (let i = 0; i < count; i++) {
+      v = v + step > max ? min : v + step;
+      await frame();
+      const t0 = performance.now();
+      slider.value = String(v);
+      slider.dispatchEvent(new Event('input', { bubbles: true }));
+      times.push(performance.now() - t0);
+    }
+    return times;
+  }, count);
+}
+
+// In the page: type one character into sentence A (alternating the first
+// word between two spellings, so B stays a reordering apart from it), timed
+// until the chart's mean curve is redrawn from the new sweep. The page keeps
+// a few sweeps, so from the third keystroke on one spelling in two is a
+// cache hit: the p95 is the honest figure for a new sentence.
+async function keystrokes(page, count) {
+  return page.evaluate(async (count) => {
+    const input = document.getElementById('sentence-a');
+    const chart = window.Chart.getChart(document.querySelector('canvas'));
+    const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+    const times = [];
+    for (let i = 0; i < count; i++) {
+      await frame();
+      const before = chart.data.datasets[1].data; // the sentence mean's curve
+      const t0 = performance.now();
+      input.value = (i % 2 ? 'w01' : 'x01') + input.value.slice(3);
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      for (;;) {
+        await frame();
+        const now = chart.data.datasets[1].data;
+        if (now !== before && now.length >= 100) break;
+        if (performance.now() - t0 > 20000) throw new Error('the chart never updated');
+      }
+      times.push(performance.now() - t0);
+    }
+    return times;
+  }, count);
+}
+
+export async function browserBench({ quick = false } = {}) {
+  const server = await serve();
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const rows = [];
+    for (const [label, n, d] of [['(b) 16 words, d 64', 16, 64], ['(c) 64 words, d 512', 64, 512]]) {
+      const page = await context.newPage();
+      await page.goto(`${origin}/${hashOf(n, d)}`);
+      await page.waitForFunction(() => {
+        const c = window.Chart && window.Chart.getChart(document.querySelector('canvas'));
+        return c && c.data.datasets[1].data.length >= 100;
+      }, null, { timeout: 60000 });
+      const slider = await sliderSteps(page, quick ? 20 : 200);
+      const keys = await keystrokes(page, quick ? 3 : (n > 32 ? 40 : 200));
+      rows.push({ label, slider, keys });
+      await page.close();
+    }
+    // the moment the verdict text first appears, seen by a MutationObserver
+    await context.addInitScript(() => {
+      const seen = () => /True|False/.test(document.querySelector('[aria-live]')?.textContent ?? '');
+      new MutationObserver((_, observer) => {
+        if (seen()) { window.firstVerdictAt = performance.now(); observer.disconnect(); }
+      }).observe(document, { childList: true, subtree: true, characterData: true });
+    });
+    const first = [];
+    for (let i = 0; i < (quick ? 3 : 20); i++) {
+      const page = await context.newPage();
+      await page.goto(`${origin}/`);
+      await page.waitForFunction(() => window.firstVerdictAt !== undefined, null, { timeout: 10000 });
+      first.push(await page.evaluate(() => window.firstVerdictAt));
+      await page.close();
+    }
+    return { rows, first };
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
+export function browserMarkdown({ rows, first }) {
+  const f = (x) => (x < 10 ? x.toFixed(2) : x.toFixed(0));
+  const lines = ['| workload | slider step median | slider step p95 | keystroke median | keystroke p95 | samples |',
+    '|:---|---:|---:|---:|---:|---:|'];
+  for (const { label, slider, keys } of rows) {
+    lines.push(`| ${label} | ${f(percentile(slider, 50))} | ${f(percentile(slider, 95))} | ` +
+      `${f(percentile(keys, 50))} | ${f(percentile(keys, 95))} | ${slider.length} slider, ${keys.length} keys |`);
+  }
+  lines.push('', `First render of the verdicts (navigation start to the verdict text, default page, local server): ` +
+    `median ${f(percentile(first, 50))} ms, p95 ${f(percentile(first, 95))} ms over ${first.length} loads.`);
+  return lines;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const result = await browserBench({ quick: process.argv.includes('--quick') });
+  console.log(browserMarkdown(result).join('\n'));
+}
