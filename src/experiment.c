@@ -21,7 +21,7 @@ typedef struct { /* one sentence's share of the working memory */
     int n;
     int ids[POSLAB_MAX_TOKENS];     /* vocabulary index of each token */
     double *xq, *xk, *xv;           /* X Wq, X Wk, X Wv        (n x d) */
-    double *pq, *pk, *pv;           /* P Wq, P Wk, P Wv        (n x d) */
+    const double *pq, *pk, *pv;     /* P Wq, P Wk, P Wv: rows 0..n-1 of the shared table's */
     double *out, *attn;             /* the run at the chosen scale */
     double *mean;                   /* out.mean(axis=0)        (d) */
     double *tmp_out, *tmp_attn, *tmp_mean; /* sweep and bisection points */
@@ -180,11 +180,11 @@ static poslab_status prepare(poslab_lab *lab, const poslab_config *c) {
     const char *words[2 * POSLAB_MAX_TOKENS];
     int vocab = build_vocabulary(c, lab->a.ids, lab->b.ids, words);
 
-    /* per side: 6 products, out, tmp_out (n x d); attn, tmp_attn (n x n);
-       mean, tmp_mean, bag (d). Shared: q, k, v, kt; vocabulary, weights, table. */
-    size_t per_side = 8 * (size_t)n * d + 2 * (size_t)n * n + 3 * (size_t)d;
-    size_t need = 2 * per_side + 4 * (size_t)n * d + (size_t)vocab * d + 3 * (size_t)d * d +
-                  (size_t)n * d;
+    /* per side: XWq, XWk, XWv, out, tmp_out (n x d); attn, tmp_attn (n x n);
+       mean, tmp_mean, bag (d). Shared: q, k, v, kt, the table and PWq, PWk,
+       PWv (n x d); the word vectors and VWq, VWk, VWv (vocab x d); weights. */
+    size_t per_side = 5 * (size_t)n * d + 2 * (size_t)n * n + 3 * (size_t)d;
+    size_t need = 2 * per_side + 8 * (size_t)n * d + 4 * (size_t)vocab * d + 3 * (size_t)d * d;
     if (need > lab->arena_size) {
         double *grown = realloc(lab->arena, need * sizeof(double));
         if (!grown) return POSLAB_ERR_NOMEM;
@@ -199,9 +199,6 @@ static poslab_status prepare(poslab_lab *lab, const poslab_config *c) {
         s->xq = carve(&at, (size_t)n * d);
         s->xk = carve(&at, (size_t)n * d);
         s->xv = carve(&at, (size_t)n * d);
-        s->pq = carve(&at, (size_t)n * d);
-        s->pk = carve(&at, (size_t)n * d);
-        s->pv = carve(&at, (size_t)n * d);
         s->out = carve(&at, (size_t)n * d);
         s->tmp_out = carve(&at, (size_t)n * d);
         s->attn = carve(&at, (size_t)n * n);
@@ -214,9 +211,12 @@ static poslab_status prepare(poslab_lab *lab, const poslab_config *c) {
     lab->k = carve(&at, (size_t)n * d);
     lab->v = carve(&at, (size_t)n * d);
     lab->kt = carve(&at, (size_t)n * d);
-    double *vectors = carve(&at, (size_t)vocab * d);
-    double *wq = carve(&at, (size_t)d * d), *wk = carve(&at, (size_t)d * d), *wv = carve(&at, (size_t)d * d);
     double *pos = carve(&at, (size_t)n * d);
+    double *pwq = carve(&at, (size_t)n * d), *pwk = carve(&at, (size_t)n * d), *pwv = carve(&at, (size_t)n * d);
+    double *vectors = carve(&at, (size_t)vocab * d);
+    double *vwq = carve(&at, (size_t)vocab * d), *vwk = carve(&at, (size_t)vocab * d),
+           *vwv = carve(&at, (size_t)vocab * d);
+    double *wq = carve(&at, (size_t)d * d), *wk = carve(&at, (size_t)d * d), *wv = carve(&at, (size_t)d * d);
 
     /* The draw order of experiment.md: word vectors, Wq, Wk, Wv, table. */
     numpy_random rng;
@@ -228,21 +228,32 @@ static poslab_status prepare(poslab_lab *lab, const poslab_config *c) {
     if (c->scheme == POSLAB_SCHEME_RANDOM) numpy_random_fill_randn(&rng, pos, n * d);
     else if (c->scheme == POSLAB_SCHEME_SINUSOIDAL) sinusoidal_encoding(pos, n, d);
 
-    int additive = c->scheme == POSLAB_SCHEME_RANDOM || c->scheme == POSLAB_SCHEME_SINUSOIDAL;
+    /* Row i of X W is (vector of word i) W, and both sentences put the same
+       table rows at the same positions: so each product is formed once per
+       vocabulary word and once per position, then shared. */
+    matmul(vwq, vectors, wq, vocab, d, d);
+    matmul(vwk, vectors, wk, vocab, d, d);
+    matmul(vwv, vectors, wv, vocab, d, d);
+    if (c->scheme == POSLAB_SCHEME_RANDOM || c->scheme == POSLAB_SCHEME_SINUSOIDAL) {
+        matmul(pwq, pos, wq, n, d, d);
+        matmul(pwk, pos, wk, n, d, d);
+        matmul(pwv, pos, wv, n, d, d);
+    }
+    const size_t row = (size_t)d * sizeof(double);
     for (int w = 0; w < 2; w++) {
         side *s = sides[w];
-        double *x = lab->q; /* X of this side, gathered into scratch */
-        for (int i = 0; i < s->n; i++)
-            memcpy(x + (size_t)i * d, vectors + (size_t)s->ids[i] * d, (size_t)d * sizeof(double));
-        column_mean(s->bag, x, s->n, d);
-        matmul(s->xq, x, wq, s->n, d, d);
-        matmul(s->xk, x, wk, s->n, d, d);
-        matmul(s->xv, x, wv, s->n, d, d);
-        if (additive) { /* both sentences use rows 0..n-1 of the same table */
-            matmul(s->pq, pos, wq, s->n, d, d);
-            matmul(s->pk, pos, wk, s->n, d, d);
-            matmul(s->pv, pos, wv, s->n, d, d);
+        for (int i = 0; i < s->n; i++) {
+            size_t from = (size_t)s->ids[i] * d, to = (size_t)i * d;
+            memcpy(s->xq + to, vwq + from, row);
+            memcpy(s->xk + to, vwk + from, row);
+            memcpy(s->xv + to, vwv + from, row);
         }
+        s->pq = pwq;
+        s->pk = pwk;
+        s->pv = pwv;
+        double *x = lab->q; /* X of this side, for the order-blind baseline */
+        for (int i = 0; i < s->n; i++) memcpy(x + (size_t)i * d, vectors + (size_t)s->ids[i] * d, row);
+        column_mean(s->bag, x, s->n, d);
     }
     lab->d = d;
     pair_words(lab);
