@@ -7,7 +7,9 @@ import { excerpt } from './state.js';
 
 // Groups a lesson can hide (elements with data-group="name"), with the words
 // the Embed panel shows, and roughly how tall each is (px) for a suggested
-// iframe height.
+// iframe height (`height` in the controls column, `results` in the results
+// column; the teaching views below the chart open on demand, so they count
+// closed).
 export const GROUPS = [
   { name: 'intro', label: 'Introduction', height: 0 },
   { name: 'words', label: 'Sentences and examples', height: 295 },
@@ -17,6 +19,11 @@ export const GROUPS = [
   { name: 'causal', label: 'Causal mask', height: 212 },
   { name: 'advanced', label: 'Advanced settings', height: 53 },
   { name: 'plot', label: 'Chart', height: 0 },
+  { name: 'tour', label: 'Guided tour', height: 0, results: 0 },
+  { name: 'export', label: 'Copy as NumPy and downloads', height: 0, results: 56 },
+  { name: 'heatmap', label: 'Attention heatmaps', height: 0, results: 62 },
+  { name: 'permutation', label: 'Reordering: what moves, what stays', height: 0, results: 62 },
+  { name: 'baseline', label: 'Averaging baseline', height: 0, results: 62 },
 ];
 const NAMES = GROUPS.map((g) => g.name);
 
@@ -63,7 +70,8 @@ export function iframeSnippet(src, width, height) {
 // scrolling in an iframe about 800 px wide (measured there).
 export function suggestedHeight(hide) {
   const controls = GROUPS.reduce((sum, g) => sum + (hide.has(g.name) ? 0 : g.height), 0);
-  const results = 730 + (hide.has('plot') ? 0 : 382);
+  const views = GROUPS.reduce((sum, g) => sum + (hide.has(g.name) ? 0 : g.results ?? 0), 0);
+  const results = 730 + (hide.has('plot') ? 0 : 382) + views;
   return Math.max(controls, results) + 50;
 }
 

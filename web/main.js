@@ -2,13 +2,18 @@
 // handlers only change `state` (or note typed text the lab refused) and call
 // render(); render() draws everything from them.
 import { createLab } from './poslab.js';
-import { defaultState, parseHash, toHash, wordsOf, SCHEMES, excerpt } from './state.js';
+import { defaultState, parseHash, parseView, toHash, wordsOf, SCHEMES, excerpt, TOUR_STEPS } from './state.js';
 import { Model } from './model.js';
 import { createVerdicts } from './verdicts.js';
 import { createPlot } from './plot.js';
 import { PRESETS } from './presets.js';
 import { readView, applyView, viewUrl, createEmbedPanel } from './embed.js';
 import { sig } from './format.js';
+import { STEPS } from './tour_steps.js';
+import { createTour } from './tour.js';
+import { createHeatmaps } from './heatmap.js';
+import { createPermutation, createBaseline } from './permutation.js';
+import { createExport } from './export.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -24,6 +29,37 @@ let plot = null;
 const refused = {}; // state property -> {raw, message}: typed text the lab did not accept
 let sweepQueued = false;
 let sweepFailed = null; // the sweep key that failed, so it is not retried in a loop
+// The guided tour: the step shown (0: none; kept in the hash as tour=n),
+// the guesses made in this visit, and where a skipped tour would resume.
+let tourStep = 0;
+const guesses = new Map();
+let tour;
+let heatmaps;
+let permutation;
+let baseline;
+let exporter;
+const TOUR_KEY = 'poslab.tour'; // localStorage: the step a skipped tour resumes at
+
+function storedTourStep() {
+  try {
+    const n = Number(window.localStorage.getItem(TOUR_KEY));
+    return Number.isInteger(n) && n >= 1 && n <= TOUR_STEPS ? n : 0;
+  } catch {
+    return 0; // storage can be off (private windows, sandboxed iframes)
+  }
+}
+
+function storeTourStep(n) {
+  try {
+    if (n) window.localStorage.setItem(TOUR_KEY, String(n));
+    else window.localStorage.removeItem(TOUR_KEY);
+  } catch { /* nothing to keep then */ }
+}
+
+// The hash for the state and the page view.
+const currentHash = () => toHash(state, { tour: tourStep });
+// Whether a section is shown and open (its group not hidden by the embed).
+const isOpen = (id) => !view.hide.has($(id).dataset.group) && $(id).open;
 
 // ---- drawing -------------------------------------------------------------
 
@@ -110,6 +146,7 @@ function scheduleSweep() {
     try {
       model.sweep(state);
       model.threshold(state, state.word);
+      model.threshold(state, -1); // the sentence mean
     } catch (e) {
       sweepFailed = model.sweepKey(state);
       fail('The chart could not be computed', e);
@@ -123,29 +160,77 @@ function scheduleSweep() {
   setTimeout(run, 100);
 }
 
+function renderTour(result) {
+  const touring = tourStep > 0 && !view.hide.has('tour');
+  $('tour-start').hidden = touring || view.hide.has('tour');
+  if (!touring) {
+    tour.hide();
+    const resume = storedTourStep();
+    setText($('tour-start'), resume > 1 ? `Resume the tour (step ${resume} of ${TOUR_STEPS})` : 'Guided tour');
+    return false;
+  }
+  const guess = guesses.get(tourStep);
+  tour.render({
+    step: tourStep,
+    guess,
+    ctx: { result, state, threshold: (pair) => model.threshold(state, pair) },
+  });
+  return guess === undefined; // the answer stays covered until the guess
+}
+
 function render() {
-  const hash = toHash(state);
+  const hash = currentHash();
   if (window.location.hash.slice(1) !== hash) window.history.replaceState(null, '', `#${hash}`);
   $('open-full').href = viewUrl(hash);
   showControls();
 
   let result;
   try {
-    result = model.verdict(state);
+    // The heatmaps need the attention matrices: then one run with them
+    // serves the verdicts too (still one run per slider step).
+    result = isOpen('heatmap') ? model.full(state) : model.verdict(state);
   } catch (e) {
     fail('The lab could not compute this', e);
     return;
   }
   verdicts.render(result, state);
+  const covered = renderTour(result);
+  $('lab').classList.toggle('veiled', covered);
+  if (result.attention_a) heatmaps.render(result);
+  permutation.render(result, state);
+  baseline.render(result, state);
+  exporter.render({ hasChart: Boolean(plot) });
 
   if (plot && !view.hide.has('plot')) {
     const sweep = model.cachedSweep(state);
     const threshold = model.cachedThreshold(state, state.word);
-    const missing = (!sweep || threshold === undefined) && sweepFailed !== model.sweepKey(state);
-    plot.update({ sweep, result, state, threshold: threshold ?? null, pending: missing });
+    const meanThreshold = model.cachedThreshold(state, -1);
+    const missing = (!sweep || threshold === undefined || meanThreshold === undefined) &&
+      sweepFailed !== model.sweepKey(state);
+    plot.update({ sweep, result, state, threshold: threshold ?? null, meanThreshold: meanThreshold ?? null, pending: missing });
     if (missing) scheduleSweep();
   }
   document.documentElement.dataset.ready = 'true';
+}
+
+// ---- the guided tour --------------------------------------------------------
+
+// Shows step n (1..N), setting the lab to that step's state.
+function goTour(n) {
+  tourStep = Math.min(Math.max(1, n), TOUR_STEPS);
+  STEPS[tourStep - 1].set(state);
+  for (const name of Object.keys(refused)) delete refused[name];
+  storeTourStep(tourStep);
+  render();
+}
+
+// Leaves the tour; `resumeAt` is the step a later "Resume" opens (0: start over).
+function endTour(resumeAt) {
+  tourStep = 0;
+  storeTourStep(resumeAt);
+  if (!resumeAt) guesses.clear();
+  render();
+  $('tour-start').focus();
 }
 
 // ---- changing the state ---------------------------------------------------
@@ -187,9 +272,15 @@ function shuffled(words) {
 
 function loadHash() {
   const { state: read, ignored } = parseHash(window.location.hash);
+  const { view: page, ignored: pageIgnored, setsState } = parseView(window.location.hash);
   state = read;
   for (const name of Object.keys(refused)) delete refused[name];
-  showNotice([...ignored, ...view.ignored]);
+  showNotice([...ignored, ...pageIgnored, ...view.ignored]);
+  tourStep = page.tour;
+  // A bare link to a step ("#tour=3") opens that step's settings; a full
+  // hash (a reload, a shared view) keeps its own.
+  if (tourStep && !setsState) STEPS[tourStep - 1].set(state);
+  if (tourStep) storeTourStep(tourStep);
 }
 
 function wire() {
@@ -244,13 +335,16 @@ function wire() {
     render();
   });
   $('notice-close').addEventListener('click', () => { $('notice').hidden = true; });
+  $('tour-start').addEventListener('click', () => goTour(storedTourStep() || 1));
+  for (const id of ['heatmap', 'permutation', 'baseline']) $(id).addEventListener('toggle', () => render());
+  $('heat-align').addEventListener('change', () => render());
   window.addEventListener('hashchange', () => {
-    if (window.location.hash.slice(1) === toHash(state)) return;
+    if (window.location.hash.slice(1) === currentHash()) return;
     loadHash();
     render();
   });
   window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => plot?.retheme());
-  createEmbedPanel({ dialog: $('embed-dialog'), openButton: $('embed-open'), getHash: () => toHash(state), view });
+  createEmbedPanel({ dialog: $('embed-dialog'), openButton: $('embed-open'), getHash: currentHash, view });
 }
 
 // ---- start ----------------------------------------------------------------
@@ -265,7 +359,26 @@ async function start() {
     return;
   }
   model = new Model(lab);
+  // ?debug lets a test watch the size of the WebAssembly memory (a number;
+  // the heap itself stays inside poslab.js).
+  if (new URLSearchParams(window.location.search).has('debug')) {
+    window.poslabDebug = Object.freeze({ memoryBytes: () => lab.memoryBytes() });
+  }
   verdicts = createVerdicts($('verdicts'));
+  tour = createTour($('tour'), {
+    guess: (value) => { guesses.set(tourStep, value); render(); },
+    go: goTour,
+    end: endTour,
+  });
+  heatmaps = createHeatmaps($('heatmap'));
+  permutation = createPermutation($('permutation'));
+  baseline = createBaseline($('baseline'));
+  exporter = createExport($('export'), $('numpy-dialog'), {
+    result: () => model.verdict(state),
+    everything: () => model.everything(state),
+    chart: () => plot?.chart ?? null,
+    link: () => window.location.href,
+  });
   if (!view.hide.has('plot')) {
     try {
       plot = createPlot($('plot'));

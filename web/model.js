@@ -1,7 +1,7 @@
 // model.js - the computation behind the page, with no DOM: turns the state
 // into the lab's config, runs the verdict on every change and the sweep only
 // when something other than the magnitude changed (both cached).
-import { MAX_SENTENCE_CHARS } from './state.js';
+import { MAX_SENTENCE_CHARS, NUL_PROBLEM } from './state.js';
 
 // The plot's magnitudes: 10 per decade from 1e-9 to 1e3.
 export const SWEEP = { lo: 1e-9, hi: 1e3, count: 121 };
@@ -40,6 +40,7 @@ export class Model {
   constructor(lab) {
     this.lab = lab;
     this.runs = new Cache(16);
+    this.fulls = new Cache(8); // with outputs and attention matrices, for the open views
     this.sweeps = new Cache(8); // switching positions off and on again is free
     this.thresholds = new Cache(64);
   }
@@ -64,6 +65,25 @@ export class Model {
     const config = this.configOf(state);
     const key = JSON.stringify(config);
     return this.runs.get(key) ?? this.runs.set(key, this.lab.run(config));
+  }
+
+  // The verdicts plus the outputs and attention matrices (`full`), for the
+  // views that draw them. One run serves both: it also fills the verdict
+  // cache, so an open heatmap costs no second run per slider step.
+  full(state) {
+    const config = this.configOf(state);
+    const key = JSON.stringify(config);
+    const cached = this.fulls.get(key);
+    if (cached) return cached;
+    const result = this.lab.run({ ...config, full: true });
+    this.runs.set(key, result);
+    return this.fulls.set(key, result);
+  }
+
+  // Everything the CLI's `--json --full --sweep` prints for the state, for
+  // the JSON and CSV downloads (computed on demand, not cached).
+  everything(state) {
+    return this.lab.run({ ...this.configOf(state), sweep: SWEEP, full: true });
   }
 
   // The sweep does not depend on the magnitude, so its key leaves it out.
@@ -120,6 +140,7 @@ export class Model {
     if (sentence && text.length > MAX_SENTENCE_CHARS) {
       return { message: `${text.length} characters; allowed: up to ${MAX_SENTENCE_CHARS}` };
     }
+    if (sentence && text.includes('\0')) return { message: NUL_PROBLEM };
     const config = { ...this.configOf(state), [key]: text };
     let result;
     try {

@@ -5,7 +5,8 @@
 // custom properties, so dark mode works. Chart.js is the classic script
 // vendor/chart.min.js (built from web/vendor/chart.entry.js), which defines window.Chart.
 import { sig, powerOfTen, decadeOf } from './format.js';
-import { SWEEP } from './model.js';
+import { SWEEP, THRESHOLD_RANGE } from './model.js';
+import { createChartTable } from './chart_table.js';
 
 // Cosine distances of 0 or tiny negatives (rounding) cannot sit on a log
 // axis; they are drawn on this floor, and the tooltip says so.
@@ -31,9 +32,46 @@ export function trueRanges(scales, flags) {
   return ranges;
 }
 
-// Draws the "allclose True" regions and the rounding band under the lines.
+// Draws the "allclose True" regions and the rounding band under the lines,
+// the threshold of each curve over them, and the panel colour behind it all
+// (so the PNG download reads the same outside the page).
 const shadePlugin = {
   id: 'poslabShade',
+  beforeDraw(chart, _args, opts) {
+    const { ctx } = chart;
+    ctx.save();
+    ctx.fillStyle = opts.background;
+    ctx.fillRect(0, 0, chart.width, chart.height);
+    ctx.restore();
+  },
+  afterDatasetsDraw(chart, _args, opts) {
+    const { ctx, chartArea: area, scales: { x } } = chart;
+    if (!area) return;
+    ctx.save();
+    ctx.font = `${opts.fontSize}px ${opts.fontFamily}`;
+    ctx.textBaseline = 'top';
+    (opts.thresholds ?? []).forEach(({ value, color, label }, k) => {
+      if (!(value >= SWEEP.lo && value <= SWEEP.hi)) return; // off the plotted range: the caption says it
+      const px = x.getPixelForValue(value);
+      ctx.strokeStyle = color;
+      ctx.lineWidth = 2;
+      ctx.setLineDash([6, 4]);
+      ctx.beginPath();
+      ctx.moveTo(px, area.top);
+      ctx.lineTo(px, area.bottom);
+      ctx.stroke();
+      // The label beside the line, inside the plot, one row per curve.
+      const width = ctx.measureText(label).width + 8;
+      const top = area.top + 26 + k * (opts.fontSize + 10);
+      const left = px + 4 + width < area.right ? px + 4 : px - 4 - width;
+      ctx.fillStyle = opts.background;
+      ctx.fillRect(left, top - 2, width, opts.fontSize + 6);
+      ctx.fillStyle = color;
+      ctx.textAlign = 'left';
+      ctx.fillText(label, left + 4, top + 1);
+    });
+    ctx.restore();
+  },
   beforeDatasetsDraw(chart, _args, opts) {
     const { ctx, chartArea: area, scales: { x, y } } = chart;
     if (!area) return;
@@ -107,6 +145,7 @@ export function createPlot(figure) {
   const canvas = figure.querySelector('canvas');
   const overlay = figure.querySelector('.chart-overlay');
   const caption = figure.querySelector('.chart-caption');
+  const table = createChartTable(figure.querySelector('.chart-data'));
   const { Chart } = window;
 
   const chart = new Chart(canvas, {
@@ -203,15 +242,30 @@ export function createPlot(figure) {
       roundingColor: css(figure, '--rounding-shade'),
       roundingLabel: 'rounding level',
       textColor: text,
+      background: bg,
+      wordColor: word,
+      meanColor: mean,
       fontFamily: font.family,
       fontSize: font.size,
     });
   }
   applyTheme();
 
-  // view: {sweep (undefined until computed), result, state, threshold,
-  // pending: true while the sweep or threshold is still to come}
-  function update({ sweep, result, state, threshold, pending }) {
+  // Words for a threshold: where np.allclose stops saying True.
+  function thresholdText(name, t) {
+    if (t <= 0) return `np.allclose says False for ${name} at every magnitude, even the faintest.`;
+    if (t >= THRESHOLD_RANGE.hi) {
+      const hi = THRESHOLD_RANGE.hi.toExponential().replace('e+', 'e'); // "1e6", as the magnitude field takes it
+      return `np.allclose says True for ${name} at every magnitude up to ${hi}: it never tells the two apart.`;
+    }
+    return `np.allclose says True for ${name} only below a magnitude of about ${sig(t, 2)}: ` +
+      'below that it cannot tell the two apart.';
+  }
+
+  // view: {sweep (undefined until computed), result, state, threshold (the
+  // plotted word's), meanThreshold, pending: true while the sweep or a
+  // threshold is still to come}
+  function update({ sweep, result, state, threshold, meanThreshold = null, pending }) {
     const sel = Math.min(state.word, result.pairs.length - 1);
     const pair = result.pairs[sel];
     const word = `“${pair.word}”`;
@@ -233,7 +287,14 @@ export function createPlot(figure) {
     const nowPoint = (f) => ({ x: xNow, y: Math.max(f.cosine_distance ?? FLOOR, FLOOR), value: f.cosine_distance, allclose: f.allclose });
     wNow.data = paired && state.positions ? [nowPoint(pair)] : [];
     mNow.data = state.positions ? [nowPoint(result.mean)] : [];
+    const shade = chart.options.plugins.poslabShade;
+    const known = (t) => state.positions && t !== null && t !== undefined;
+    shade.thresholds = [
+      ...(paired && known(threshold) ? [{ name: 'word', value: threshold, color: shade.wordColor, label: `${word} ≈ ${sig(threshold, 2)}` }] : []),
+      ...(known(meanThreshold) ? [{ name: 'mean', value: meanThreshold, color: shade.meanColor, label: `mean ≈ ${sig(meanThreshold, 2)}` }] : []),
+    ];
     chart.update('none');
+    table.update(sweep, sel, word, paired);
 
     // What the chart cannot say by itself.
     overlay.hidden = state.positions;
@@ -246,11 +307,10 @@ export function createPlot(figure) {
     }
     const parts = [];
     if (!paired) parts.push(`${word} has no partner in sentence B; only the sentence mean is drawn.`);
-    if (state.positions && paired && threshold !== null && threshold !== undefined) {
-      if (threshold <= 0) parts.push(`np.allclose says False for ${word} at every magnitude, even the faintest.`);
-      else if (threshold >= 1e6) parts.push(`np.allclose says True for ${word} at every magnitude up to 1e6.`);
-      else parts.push(`np.allclose says True for ${word} only below a magnitude of about ${sig(threshold, 2)}.`);
-    }
+    if (known(threshold) && paired) parts.push(thresholdText(word, threshold));
+    if (known(meanThreshold)) parts.push(thresholdText('the sentence mean', meanThreshold));
+    const drawn = shade.thresholds.filter((t) => t.value >= SWEEP.lo && t.value <= SWEEP.hi).length;
+    if (drawn) parts.push(`Dashed lines mark ${drawn === 1 ? 'this threshold' : 'these thresholds'}.`);
     if (state.positions && (state.scale < SWEEP.lo || state.scale > SWEEP.hi)) {
       parts.push(`The current magnitude, ${sig(state.scale)}, is off the plotted range; the marker sits at the edge.`);
     }

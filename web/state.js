@@ -27,11 +27,16 @@ export function wordsOf(text) {
   return String(text).split(ASCII_SPACES).filter((w) => w !== '');
 }
 
+// The core reads C strings, so a NUL (from %00 in a link or pasted text)
+// would silently cut the sentence short; it is refused instead.
+export const NUL_PROBLEM = 'contains a NUL character (U+0000); allowed: text without NUL characters';
+
 // Why `text` is not a usable sentence, or null.
 export function sentenceProblem(text) {
   if (text.length > MAX_SENTENCE_CHARS) {
     return `${text.length} characters; allowed: up to ${MAX_SENTENCE_CHARS}`;
   }
+  if (text.includes('\0')) return NUL_PROBLEM;
   const words = wordsOf(text);
   if (words.length === 0) return 'no words; allowed: 1 to 64 words';
   if (words.length > MAX_WORDS) return `${words.length} words; allowed: 1 to ${MAX_WORDS} words`;
@@ -110,7 +115,19 @@ export const PROPERTIES = [
   { name: 'atol', key: 'atol', label: 'atol', fallback: 1e-8, read: numberReader(0, Number.MAX_VALUE, false, 'a finite number >= 0') },
 ];
 
-const BY_KEY = new Map(PROPERTIES.map((p) => [p.key, p]));
+// The page's own place in the hash, beside the lab's state but not part of
+// it: the step of the guided tour (0 = not touring). toHash writes these
+// only when they differ from their default, so links outside the tour stay
+// as they were.
+export const TOUR_STEPS = 7;
+export const VIEW_PROPERTIES = [
+  {
+    name: 'tour', key: 'tour', label: 'tour step', fallback: 0,
+    read: numberReader(0, TOUR_STEPS, true, `a step number from 1 to ${TOUR_STEPS}`),
+  },
+];
+
+const BY_KEY = new Map([...PROPERTIES, ...VIEW_PROPERTIES].map((p) => [p.key, p]));
 
 function fallbackOf(prop, state) {
   return typeof prop.fallback === 'function' ? prop.fallback(state) : prop.fallback;
@@ -162,12 +179,37 @@ export function parseHash(hash) {
   return { state, ignored };
 }
 
-// The hash text (without "#") that reopens `state` exactly.
-export function toHash(state) {
+// The page view a hash asks for ({tour}), with the fields it could not use.
+export function parseView(hash) {
+  const params = new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
+  const view = {};
+  const ignored = [];
+  for (const prop of VIEW_PROPERTIES) {
+    const raw = params.get(prop.key);
+    view[prop.name] = prop.fallback;
+    if (raw === null) continue;
+    try {
+      view[prop.name] = prop.read(raw);
+    } catch (e) {
+      ignored.push({ label: prop.label, value: excerpt(raw), reason: e.message });
+    }
+  }
+  // Whether the hash sets any of the lab's state (a bare "#tour=3" does not).
+  const setsState = PROPERTIES.some((p) => params.has(p.key));
+  return { view, ignored, setsState };
+}
+
+// The hash text (without "#") that reopens `state` exactly, and the page
+// view `view` ({tour}) if given.
+export function toHash(state, view = {}) {
   const params = new URLSearchParams();
   for (const prop of PROPERTIES) {
     const value = state[prop.name];
     params.set(prop.key, prop.write ? prop.write(value) : String(value));
+  }
+  for (const prop of VIEW_PROPERTIES) {
+    const value = view[prop.name];
+    if (value !== undefined && value !== prop.fallback) params.set(prop.key, String(value));
   }
   return params.toString();
 }

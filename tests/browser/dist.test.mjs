@@ -1,0 +1,119 @@
+// The dist/ folder from `make dist`, served by a server that knows nothing
+// about the lab (Python's http.server), opened directly and inside an iframe
+// on another origin, as a course page would embed it.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT, serveDir, launch, watch, settled, verdictColumn } from './harness.mjs';
+import { iframeSnippet } from '../../web/embed.js';
+
+const DIST = path.join(ROOT, 'dist');
+let python;
+let distOrigin; // http://127.0.0.1:<port>, Python
+let parent; // the course page, on http://localhost:<port>
+let browser;
+
+// `python3 -m http.server 0` picks a free port and prints it.
+function startPython(dir) {
+  return new Promise((resolve, reject) => {
+    const child = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', dir],
+      { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`http.server did not start: ${out}`)), 10000);
+    const read = (chunk) => {
+      out += chunk;
+      const m = /port (\d+)/.exec(out);
+      if (m) { clearTimeout(timer); resolve({ child, origin: `http://127.0.0.1:${m[1]}` }); }
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
+    child.on('error', reject);
+  });
+}
+
+before(async () => {
+  // `make test-browser` has just built build/site, so `-o site` runs only the
+  // dist recipe (copy the site); without a site, the full `make dist`.
+  const args = existsSync(path.join(ROOT, 'build', 'site', 'index.html')) ? ['-o', 'site', 'dist'] : ['dist'];
+  const made = spawnSync('make', ['--no-print-directory', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 600000 });
+  assert.equal(made.status, 0, `make dist failed:\n${made.stdout}\n${made.stderr}`);
+  assert.ok(existsSync(path.join(DIST, 'index.html')) && existsSync(path.join(DIST, 'poslab.wasm')));
+  ({ child: python, origin: distOrigin } = await startPython(DIST));
+  const src = `${distOrigin}/?embed=1&hide=intro#pos=0&scheme=sinusoidal&scale=1`;
+  const page = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Week 3: word order</title><link rel="icon" href="data:,"></head>' +
+    `<body><main><h1>Week 3: word order</h1>${iframeSnippet(src, '1000', '1500')}</main></body></html>`;
+  const served = await serveDir(path.join(ROOT, 'tests', 'browser'), { pages: { '/course.html': page } });
+  parent = { server: served.server, origin: served.origin.replace('127.0.0.1', 'localhost') };
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  parent?.server.close();
+  python?.kill();
+});
+
+function failedResponses(page) {
+  const bad = [];
+  page.on('response', (r) => { if (r.status() >= 400) bad.push(`${r.status()} ${r.url()}`); });
+  page.on('requestfailed', (r) => bad.push(`failed ${r.url()}`));
+  return bad;
+}
+
+test('dist/ works from a plain static server', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10000);
+  const problems = watch(page, distOrigin);
+  const bad = failedResponses(page);
+  await page.goto(`${distOrigin}/`);
+  await settled(page);
+  assert.deepEqual(await verdictColumn(page), ['True', 'True', 'True', 'True']);
+  await page.check('#positions');
+  await settled(page);
+  assert.deepEqual(await verdictColumn(page), ['False', 'False', 'False', 'False']);
+  assert.match(page.url(), /[#&]pos=1(&|$)/);
+  assert.deepEqual(bad, []);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('inside a cross-origin iframe the lab renders and responds', async () => {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10000);
+  const problems = watch(page, [distOrigin, parent.origin]);
+  const bad = failedResponses(page);
+  await page.goto(`${parent.origin}/course.html`);
+  const frameElement = await page.waitForSelector('iframe');
+  const frame = await frameElement.contentFrame();
+  await settled(frame);
+  // Really another origin: the parent cannot reach into the frame.
+  assert.notEqual(new URL(frame.url()).origin, new URL(page.url()).origin);
+  assert.equal(await page.evaluate(() => {
+    try { return document.querySelector('iframe').contentDocument === null; } catch { return true; }
+  }), true);
+
+  const lab = page.frameLocator('iframe');
+  assert.ok(await lab.locator('.site-header').isHidden(), 'embed mode');
+  assert.deepEqual(await verdictColumn(frame), ['True', 'True', 'True', 'True']);
+  await lab.locator('#positions').check();
+  await settled(frame);
+  assert.deepEqual(await verdictColumn(frame), ['False', 'False', 'False', 'False']);
+  assert.match(frame.url(), /[#&]pos=1&scheme=sinusoidal&scale=1(&|$)/);
+  await lab.locator('#sentence-a').fill('the cat chased the mouse');
+  await lab.locator('#sentence-b').fill('the mouse chased the cat');
+  await settled(frame);
+  assert.equal((await verdictColumn(frame)).length, 6);
+  await lab.locator('#scale-slider').focus();
+  await lab.locator('#scale-slider').press('Home');
+  await settled(frame);
+  assert.equal(await lab.locator('#scale-text').inputValue(), '1e-9');
+  assert.deepEqual(await verdictColumn(frame), Array(6).fill('True'), 'faint positions: True again');
+  assert.match(await lab.locator('#open-full').getAttribute('href'), new RegExp(`^${distOrigin}/#a=the\\+cat`));
+  assert.deepEqual(bad, []);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -1,0 +1,110 @@
+// Shared by the hardening tests (security, static, leaks, a11y): a static
+// server for a folder with optional extra headers, Chromium with the flags
+// that work on these machines, and a watcher that collects everything a page
+// should never do. Not a test file itself (make test-browser runs *.test.mjs).
+import http from 'node:http';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const SITE = path.join(ROOT, 'build', 'site');
+export const ARTIFACTS = path.join(ROOT, 'tests', 'artifacts');
+
+// The policy a course site could serve the lab under: nothing inline, no
+// eval, only WebAssembly compilation. frame-ancestors only works as a header.
+export const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; " +
+  "img-src 'self' data: blob:; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors *";
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.map': 'application/json',
+  '.md': 'text/plain; charset=utf-8',
+};
+
+// Serves `dir` on host:free port; `headers` go on every HTML response.
+// `pages` maps extra paths to HTML text (for a parent page that frames the lab).
+export function serveDir(dir, { host = '127.0.0.1', headers = {}, pages = {} } = {}) {
+  return new Promise((resolve) => {
+    const s = http.createServer(async (req, res) => {
+      try {
+        let file = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+        if (pages[file] !== undefined) {
+          res.writeHead(200, { 'content-type': MIME['.html'] }).end(pages[file]);
+          return;
+        }
+        if (file.endsWith('/')) file += 'index.html';
+        const full = path.join(dir, path.normalize(file));
+        if (!full.startsWith(dir + path.sep)) throw new Error('outside the site');
+        const body = await readFile(full);
+        const type = MIME[path.extname(full)] ?? 'application/octet-stream';
+        res.writeHead(200, { 'content-type': type, ...(type.startsWith('text/html') ? headers : {}) });
+        res.end(body);
+      } catch {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      }
+    });
+    s.listen(0, host, () => resolve({ server: s, origin: `http://${host}:${s.address().port}` }));
+  });
+}
+
+export function launch() {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+// Collects console errors, uncaught exceptions, dialogs (alert, confirm) and
+// requests to hosts other than `origins` on `page` and all its frames.
+export function watch(page, origins) {
+  const allowed = new Set([origins].flat());
+  const problems = [];
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    if (!allowed.has(u.origin) && u.protocol !== 'data:' && u.protocol !== 'blob:') {
+      problems.push(`request to another host: ${u.href.slice(0, 100)}`);
+    }
+  });
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text().slice(0, 300)}`); });
+  page.on('pageerror', (e) => problems.push(`uncaught: ${e.message.slice(0, 300)}`));
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url().slice(0, 100)}`); });
+  page.on('requestfailed', (r) => problems.push(`failed request: ${r.url().slice(0, 100)} ${r.failure()?.errorText}`));
+  page.on('dialog', (d) => { problems.push(`dialog opened: ${d.message().slice(0, 100)}`); d.dismiss().catch(() => {}); });
+  return problems;
+}
+
+// The lab has drawn the current state, its chart included (the sweep is
+// computed just after the verdicts are painted). Works on a page or a frame.
+export async function settled(target) {
+  await target.waitForSelector('html[data-ready]', { state: 'attached' });
+  await target.waitForFunction(() => {
+    const plot = document.getElementById('plot');
+    return !plot || plot.hidden || plot.getAttribute('aria-busy') !== 'true';
+  });
+}
+
+// The verdict column of the table ("True", "False", "n/a"), the mean last.
+export function verdictColumn(target) {
+  return target.$$eval('#verdict-rows tr .verdict .text', (cells) => cells.map((c) => c.textContent));
+}
+
+// A small seeded generator (mulberry32), so every failure can be replayed.
+export function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6D2B79F5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}

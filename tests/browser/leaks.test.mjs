@@ -1,0 +1,201 @@
+// Hundreds of state changes must not leave anything behind: no event
+// listener, observer or Chart.js instance piles up, the DOM goes back to its
+// size, and the WebAssembly memory (read through the page's ?debug hook,
+// which reports only its size) does not grow.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { SITE, serveDir, launch, watch, settled, verdictColumn, random } from './harness.mjs';
+
+let server;
+let origin;
+let browser;
+
+before(async () => {
+  ({ server, origin } = await serveDir(SITE));
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+// Before any page script: count the listeners actually registered (adding
+// the same listener twice is one) per kind of target and event, on targets
+// still in the document (rows and buttons that were replaced take theirs
+// with them), and the observers created.
+function countListeners() {
+  const live = new WeakMap(); // target -> Set of "type|capture|listener id"
+  const targets = new Set(); // WeakRefs to every target that got a listener
+  const observers = {};
+  const ids = new WeakMap();
+  let next = 0;
+  const idOf = (f) => { if (!ids.has(f)) ids.set(f, ++next); return ids.get(f); };
+  const keyOf = (type, listener, options) => {
+    const capture = typeof options === 'boolean' ? options : Boolean(options?.capture);
+    return `${type}|${capture}|${idOf(listener)}`;
+  };
+  const add = EventTarget.prototype.addEventListener;
+  const remove = EventTarget.prototype.removeEventListener;
+  EventTarget.prototype.addEventListener = function addEventListener(type, listener, options) {
+    if (listener && !(typeof options === 'object' && options?.once)) { // a once-listener removes itself
+      if (!live.has(this)) { live.set(this, new Set()); targets.add(new WeakRef(this)); }
+      live.get(this).add(keyOf(type, listener, options));
+    }
+    return add.call(this, type, listener, options);
+  };
+  EventTarget.prototype.removeEventListener = function removeEventListener(type, listener, options) {
+    if (listener) live.get(this)?.delete(keyOf(type, listener, options));
+    return remove.call(this, type, listener, options);
+  };
+  for (const name of ['ResizeObserver', 'MutationObserver', 'IntersectionObserver']) {
+    const Original = window[name];
+    window[name] = class extends Original {
+      constructor(...args) { super(...args); observers[name] = (observers[name] ?? 0) + 1; }
+      disconnect() { observers[name] -= 1; return super.disconnect(); }
+    };
+  }
+  window.__listenerCounts = () => {
+    const counts = { ...observers };
+    for (const ref of targets) {
+      const target = ref.deref();
+      if (!target) { targets.delete(ref); continue; }
+      if (target instanceof Node && !target.isConnected) continue;
+      for (const key of live.get(target)) {
+        const bucket = `${target.constructor.name} ${key.split('|')[0]}`;
+        counts[bucket] = (counts[bucket] ?? 0) + 1;
+      }
+    }
+    return counts;
+  };
+}
+
+const snapshot = (page) => page.evaluate(() => ({
+  listeners: window.__listenerCounts(),
+  charts: Object.keys(window.Chart.instances).length,
+  nodes: document.getElementsByTagName('*').length,
+  memory: window.poslabDebug.memoryBytes(),
+}));
+
+test('300+ state changes leak no listener, chart, node or WebAssembly memory', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addInitScript(countListeners);
+  const page = await context.newPage();
+  page.setDefaultTimeout(10000);
+  const problems = watch(page, origin);
+  // The largest state first, so the WebAssembly memory reaches its high-water mark.
+  const big = Array.from({ length: 64 }, (_, k) => `w${k}`);
+  await page.goto(`${origin}/?debug#a=${big.join('+')}&b=${big.reverse().join('+')}&dim=40&pos=1&scheme=rope`);
+  await settled(page);
+  await page.click('#reset');
+  await settled(page);
+  // One round of real clicks and keys first, so that what is made lazily
+  // (tooltips, dialog parts, a refused field's message) exists before counting.
+  const rand = random(7);
+  const words = ['dog', 'bites', 'man', 'the', 'cat', 'sat', 'on', 'mat', 'a', 'bird', 'sang', '🐶', '男の人'];
+  const sentence = (n) => Array.from({ length: n }, () => words[Math.floor(rand() * words.length)]).join(' ');
+  const round = async () => {
+    await page.$eval('details.advanced', (d) => { d.open = true; });
+    const n = 1 + Math.floor(rand() * 10);
+    const a = sentence(n);
+    await page.fill('#sentence-a', a);
+    await page.fill('#sentence-b', rand() < 0.7 ? a.split(' ').reverse().join(' ') : sentence(n + 1));
+    await page.click('#positions');
+    for (const scheme of ['sinusoidal', 'rope', 'random']) await page.check(`input[name="scheme"][value="${scheme}"]`);
+    await page.focus('#scale-slider');
+    for (const key of ['ArrowLeft', 'ArrowLeft', 'ArrowRight', 'PageDown']) await page.keyboard.press(key);
+    await page.fill('#scale-text', String(10 ** (rand() * 8 - 6)).slice(0, 8));
+    await page.click('#causal');
+    await page.fill('#dim', String(1 + Math.floor(rand() * 32)));
+    await page.fill('#seed', String(Math.floor(rand() * 1000)));
+    await page.selectOption('#plot-word', '0');
+    await page.click('#reverse-b');
+  };
+  await round();
+  await page.fill('#scale-text', 'abc'); // a refused value makes its message once
+  await page.click('#embed-open');
+  await page.click('#embed-close');
+  // Start and end in the same place: the tour (if any) left at step 1, the
+  // lab at its defaults, drawn in every view (opened for that, then closed).
+  // What a view holds for the current state (the heatmaps' cells, the
+  // tour's choice buttons) is then the same both times.
+  const samePlace = async () => {
+    if (await page.locator('#tour-start').count()) {
+      await page.evaluate(() => { window.location.hash = 'tour=1'; });
+      await settled(page);
+      await page.locator('.tour-choice').first().click();
+      await page.click('.tour-skip');
+    }
+    await page.$$eval('details', (all) => all.forEach((d) => { d.open = true; }));
+    await page.click('#reset');
+    await settled(page);
+    await page.$$eval('details', (all) => all.forEach((d) => { d.open = false; }));
+    await settled(page);
+  };
+  await samePlace();
+  const start = await snapshot(page);
+  assert.equal(start.charts, 1);
+
+  // The bulk in the page itself (the same handlers, through the same events,
+  // without a round trip per change): typing, the slider, schemes, switches,
+  // the word to follow, Reverse B, hash links, the Embed dialog, the teaching
+  // views and the tour.
+  const changes = await page.evaluate(async (seed) => {
+    let s = seed;
+    const rand = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const pool = ['dog', 'bites', 'man', 'the', 'cat', 'sat', 'on', 'mat', 'a', 'bird', 'sang', '🐶', '男の人'];
+    const $ = (id) => document.getElementById(id);
+    const type = (id, text) => { $(id).value = text; $(id).dispatchEvent(new Event('input', { bubbles: true })); };
+    const choose = (input) => { input.click(); };
+    const frame = () => new Promise((resolve) => { requestAnimationFrame(() => setTimeout(resolve, 0)); });
+    const steps = [
+      () => { const n = 1 + Math.floor(rand() * 12); type('sentence-a', Array.from({ length: n }, () => pool[Math.floor(rand() * pool.length)]).join(' ')); },
+      () => type('sentence-b', $('sentence-a').value.split(' ').reverse().join(' ')),
+      () => choose($('positions')),
+      () => choose(document.querySelector(`input[name="scheme"][value="${['random', 'sinusoidal', 'rope'][Math.floor(rand() * 3)]}"]`)),
+      () => { const slider = $('scale-slider'); slider.value = String(-9 + rand() * 12); slider.dispatchEvent(new Event('input', { bubbles: true })); },
+      () => type('scale-text', String(10 ** (rand() * 8 - 6)).slice(0, 8)),
+      () => type('scale-text', rand() < 0.5 ? 'abc' : '-1'), // refused, with a message
+      () => choose($('causal')),
+      () => type('dim', String(1 + Math.floor(rand() * 40))),
+      () => type('seed', String(Math.floor(rand() * 1e6))),
+      () => { const select = $('plot-word'); select.value = String(Math.floor(rand() * select.options.length)); select.dispatchEvent(new Event('change', { bubbles: true })); },
+      () => $('reverse-b').click(),
+      () => { window.location.hash = `pos=1&scheme=rope&dim=${1 + Math.floor(rand() * 20)}`; },
+      () => { $('embed-open').click(); $('embed-close').click(); },
+      // the teaching views, when the page has them: open or close one, and
+      // take a step of the guided tour
+      () => { const views = document.querySelectorAll('details.deep, #chart-data'); const d = views[Math.floor(rand() * views.length)]; if (d) d.open = !d.open; },
+      () => {
+        const tour = $('tour');
+        if (!tour) return;
+        if (tour.hidden) { $('tour-start').click(); return; }
+        const choices = tour.querySelectorAll('.tour-choice');
+        if (rand() < 0.5 && choices.length) choices[Math.floor(rand() * choices.length)].click();
+        else if (rand() < 0.8) tour.querySelector('.tour-next').click();
+        else tour.querySelector('.tour-skip').click();
+      },
+    ];
+    let done = 0;
+    for (let k = 0; k < 304; k++) {
+      steps[k % steps.length]();
+      done++;
+      // a frame now and then: the chart's sweep runs after one
+      if (k % 10 === 9) await frame();
+    }
+    return done;
+  }, 12345);
+  await samePlace();
+  const end = await snapshot(page);
+  assert.deepEqual(await verdictColumn(page), ['True', 'True', 'True', 'True']);
+  assert.ok(changes >= 300, `${changes} state changes`);
+  assert.equal(end.charts, 1, 'Chart.instances');
+  for (const [kind, count] of Object.entries(end.listeners)) {
+    assert.ok(count <= (start.listeners[kind] ?? 0), `${kind}: ${start.listeners[kind] ?? 0} -> ${count}`);
+  }
+  assert.equal(end.nodes, start.nodes, 'elements in the document');
+  assert.equal(end.memory, start.memory, 'WebAssembly memory bytes');
+  assert.deepEqual(problems, []);
+  console.log(`# ${changes} state changes; listeners ${JSON.stringify(end.listeners)}; memory ${end.memory} bytes`);
+  await context.close();
+});

@@ -1,0 +1,576 @@
+// The teaching layer in headless Chromium: the guided tour walked end to end
+// against the page's own verdicts, Copy as NumPy run for real with
+// /usr/bin/python3, the downloads read back, the heatmaps, permutation view
+// and baseline against the core, the thresholds against lab.threshold and
+// the plotted sweep, and the embed mode. Like page.test.mjs it serves
+// build/site itself and fails on any console error, uncaught exception or
+// request to another host. Screenshots go to tests/artifacts/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { readFile, mkdir } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SITE = path.join(ROOT, 'build', 'site');
+const ARTIFACTS = path.join(ROOT, 'tests', 'artifacts');
+const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.map': 'application/json',
+  '.svg': 'image/svg+xml',
+};
+
+// The same modules the page runs, under Node, for the expected values.
+const { createLab } = await import(`${SITE}/poslab.js`);
+const { numpyScript } = await import(`${SITE}/numpy_script.js`);
+const { THRESHOLD_RANGE, SWEEP } = await import(`${SITE}/model.js`);
+const { sig } = await import(`${SITE}/format.js`);
+const lab = await createLab();
+
+let server;
+let origin;
+let browser;
+let context;
+
+function serve() {
+  return new Promise((resolve) => {
+    const s = http.createServer(async (req, res) => {
+      try {
+        let file = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+        if (file.endsWith('/')) file += 'index.html';
+        const full = path.join(SITE, path.normalize(file));
+        if (!full.startsWith(SITE + path.sep)) throw new Error('outside the site');
+        const body = await readFile(full);
+        res.writeHead(200, { 'content-type': MIME[path.extname(full)] ?? 'application/octet-stream' });
+        res.end(body);
+      } catch {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      }
+    });
+    s.listen(0, '127.0.0.1', () => resolve(s));
+  });
+}
+
+before(async () => {
+  await mkdir(ARTIFACTS, { recursive: true });
+  server = await serve();
+  origin = `http://127.0.0.1:${server.address().port}`;
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  context = await browser.newContext();
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+async function open(url = '/', { width = 1280, height = 900, colorScheme = 'light', ctx = context } = {}) {
+  const page = await ctx.newPage();
+  await page.setViewportSize({ width, height });
+  await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' });
+  page.setDefaultTimeout(10000);
+  const problems = [];
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.origin !== origin && u.protocol !== 'data:' && u.protocol !== 'blob:') problems.push(`request to another host: ${u.href.slice(0, 100)}`);
+  });
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+  page.on('dialog', (d) => { problems.push(`dialog opened: ${d.message()}`); d.dismiss(); });
+  await page.goto(origin + url, { waitUntil: 'domcontentloaded' });
+  await page.waitForSelector('html[data-ready]', { state: 'attached' });
+  await settled(page);
+  return {
+    page,
+    async done() {
+      await page.close();
+      assert.deepEqual(problems, [], 'the page reported problems');
+    },
+  };
+}
+
+async function settled(page) {
+  await page.waitForFunction(() => {
+    const plot = document.getElementById('plot');
+    return plot.hidden || plot.getAttribute('aria-busy') === 'false';
+  });
+}
+
+const table = (page) => page.$$eval('#verdict-rows tr', (rows) => rows.map((r) => ({
+  word: r.querySelector('.w').textContent,
+  allclose: r.querySelector('.verdict .text').textContent,
+  maxDiff: r.querySelector('.maxdiff .num').textContent,
+  cosine: r.querySelector('.cosine .num').textContent,
+  rounding: r.querySelector('.maxdiff .tag').textContent !== '',
+})));
+
+const wordCard = (page) => page.$eval('#card-word', (c) => ({
+  word: c.querySelector('.card-word').textContent,
+  call: c.querySelector('.card-call').textContent,
+  verdict: c.querySelector('.card-verdict .text').textContent,
+}));
+
+// The config the page computes with, read back from its own URL by the core.
+async function pageConfig(page) {
+  const params = new URLSearchParams(new URL(page.url()).hash.slice(1));
+  const positions = params.get('pos') === '1';
+  return lab.run({
+    sentence_a: params.get('a'), sentence_b: params.get('b'), dim: params.get('dim'), seed: params.get('seed'),
+    scheme: positions ? params.get('scheme') : 'none', scale: params.get('scale'),
+    causal: params.get('causal') === '1', rtol: params.get('rtol'), atol: params.get('atol'),
+  }).config;
+}
+
+// ---- the guided tour ---------------------------------------------------------
+
+const tourText = (page) => page.$eval('#tour', (t) => ({
+  count: t.querySelector('.tour-count').textContent,
+  title: t.querySelector('.tour-title').textContent,
+  question: t.querySelector('.tour-question').textContent,
+  choices: [...t.querySelectorAll('.tour-choice')].map((b) => b.textContent),
+  outcome: t.querySelector('.tour-outcome').textContent,
+  lines: [...t.querySelectorAll('.tour-lines p')].map((p) => p.textContent),
+  revealed: !t.querySelector('.tour-reveal').hidden,
+}));
+
+const covered = (page) => page.evaluate(() => getComputedStyle(document.getElementById('verdicts')).visibility === 'hidden');
+
+// Chooses `label` and checks the revealed claim against the page's verdict card.
+async function guessAndCheck(page, label, { wordStep = true } = {}) {
+  assert.ok(await covered(page), 'the verdicts are covered until the guess');
+  await page.click(`.tour-choice >> text="${label}"`);
+  await settled(page);
+  assert.ok(!(await covered(page)), 'the guess uncovers the verdicts');
+  const t = await tourText(page);
+  assert.ok(t.revealed);
+  if (wordStep) {
+    const c = await wordCard(page);
+    assert.ok(t.lines[0].startsWith(`${c.call} says ${c.verdict}: ${c.word}`), `${t.lines[0]} vs the card ${JSON.stringify(c)}`);
+    // "right" exactly when the guess matches the card.
+    const guessedSame = ['Identical', 'Still identical', 'True again'].includes(label);
+    const right = guessedSame === (c.verdict === 'True');
+    assert.equal(t.outcome, `You chose “${label}”: ${right ? 'right' : 'not this time'}.`);
+  }
+  return t;
+}
+
+// Opens another view in the same page through its hash, as a link would.
+async function goHash(page, hash) {
+  await page.evaluate((h) => { window.location.hash = h; }, hash);
+  await page.waitForFunction((h) => window.location.hash !== h, `#${hash}`); // rewritten by render()
+  await settled(page);
+}
+
+test('the guided tour: seven steps, each claim read from the live result, resumable from the URL', async () => {
+  const { page, done } = await open('/');
+  assert.equal(await page.textContent('#tour-start'), 'Guided tour');
+  assert.ok(await page.isHidden('#tour'));
+  await page.click('#tour-start');
+  await settled(page);
+
+  // 1. Positions off: "man" identical.
+  let t = await tourText(page);
+  assert.equal(t.count, 'Guided tour · step 1 of 7');
+  assert.equal(t.question, 'Will “man” come out as the same vector in both sentences?');
+  assert.match(page.url(), /&tour=1$/);
+  assert.equal(await page.isChecked('#positions'), false);
+  t = await guessAndCheck(page, 'Identical');
+  assert.match(t.lines[0], /says True/);
+  await page.click('.tour-next');
+  await settled(page);
+
+  // 2. Positions on: different, with the module's figures.
+  assert.match(page.url(), /&tour=2$/);
+  assert.equal(await page.isChecked('#positions'), true);
+  assert.equal(await page.inputValue('#scale-text'), '0.5');
+  t = await guessAndCheck(page, 'Identical'); // a wrong guess on purpose
+  assert.match(t.lines[0], /says False: “man” comes out as different vectors \(max \|diff\| 12\.54, cosine distance 0\.9416\)/);
+  assert.match(t.lines[1], /The sentence mean says False too/);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'tour-step-2.png') });
+  await page.click('.tour-next');
+  await settled(page);
+
+  // 3. Faint signal: still False, nearly equal; survives a reload.
+  assert.match(page.url(), /scale=0\.001&.*&tour=3$/);
+  await page.reload({ waitUntil: 'domcontentloaded' });
+  await page.waitForSelector('html[data-ready]', { state: 'attached' });
+  await settled(page);
+  assert.equal((await tourText(page)).count, 'Guided tour · step 3 of 7');
+  assert.equal(await page.inputValue('#scale-text'), '0.001');
+  t = await guessAndCheck(page, 'Still False');
+  const man = (await table(page)).find((r) => r.word === 'man');
+  assert.equal(man.cosine, '3.235e-05');
+  assert.match(t.lines[1], new RegExp(`cosine distance of ${man.cosine.replace('.', '\\.')}`));
+  const threshold = (await page.textContent('.chart-caption')).match(/only below a magnitude of about (\S+?):/)[1];
+  assert.match(t.lines[1], new RegExp(`only below a magnitude of about ${threshold.replace('.', '\\.')}`));
+  assert.ok(await page.isHidden('.tour-setup'));
+  // Moving the magnitude away from the step's setup: the tour says so and no
+  // longer claims "nearly equal"; one click sets the step up again.
+  await page.fill('#scale-text', '0.5');
+  await settled(page);
+  assert.match(await page.textContent('.tour-setup-text'), /no longer shows this step as it was set up \(the magnitude changed\)/);
+  t = await tourText(page);
+  assert.match(t.lines[0], /says False: “man” comes out as different vectors \(max \|diff\| 12\.54/);
+  assert.doesNotMatch(t.lines.join(' '), /nearly equal/);
+  await page.click('.tour-reset');
+  await settled(page);
+  assert.equal(await page.inputValue('#scale-text'), '0.001');
+  assert.ok(await page.isHidden('.tour-setup'));
+  assert.match((await tourText(page)).lines[1], /nearly equal/);
+  await page.click('.tour-next');
+  await settled(page);
+
+  // 4. Own words (exercise 1): typed before guessing; the count is the table's.
+  assert.equal(await page.isChecked('#positions'), false);
+  await page.fill('#sentence-a', 'alice paid bob');
+  await page.fill('#sentence-b', 'bob paid alice');
+  await settled(page);
+  t = await guessAndCheck(page, 'All identical', { wordStep: false });
+  const rows = await table(page);
+  const trues = rows.slice(0, -1).filter((r) => r.allclose === 'True').length;
+  assert.equal(t.lines[0], `${trues} of 3 paired words say True, and the sentence mean says ${rows.at(-1).allclose}.`);
+  assert.equal(t.outcome, `You chose “All identical”: ${trues === 3 ? 'right' : 'not this time'}.`);
+  await page.fill('#sentence-b', 'bob paid carol'); // after the guess the claim follows the typing
+  await settled(page);
+  assert.match((await tourText(page)).lines.join(' '), /not a reordering/);
+  await page.click('.tour-next');
+  await settled(page);
+
+  // 5. Sinusoidal, 6. RoPE, 7. causal mask.
+  assert.equal(await page.inputValue('#sentence-a'), 'dog bites man');
+  assert.equal(await page.isChecked('input[name="scheme"][value="sinusoidal"]'), true);
+  await guessAndCheck(page, 'Different');
+  await page.click('.tour-next');
+  await settled(page);
+  assert.equal(await page.isChecked('input[name="scheme"][value="rope"]'), true);
+  await guessAndCheck(page, 'Still identical');
+  await page.click('.tour-next');
+  await settled(page);
+  assert.equal(await page.isChecked('#positions'), false);
+  assert.equal(await page.isChecked('#causal'), true);
+  t = await guessAndCheck(page, 'Identical');
+  assert.match(t.lines[1], /sees 3 words in A but 1 word in B/);
+  assert.equal(await page.textContent('.tour-next'), 'Finish');
+
+  // Back keeps the guess; Finish leaves the tour and the URL.
+  await page.click('.tour-back');
+  await settled(page);
+  assert.equal((await tourText(page)).revealed, true);
+  await page.click('.tour-next');
+  await page.click('.tour-next');
+  await settled(page);
+  assert.ok(await page.isHidden('#tour'));
+  assert.doesNotMatch(page.url(), /tour=/);
+  assert.equal(await page.textContent('#tour-start'), 'Guided tour');
+
+  // A bare link to a step sets that step's state; a claim that differs from
+  // the module's (loose tolerances) says what is seen.
+  await goHash(page, 'tour=2');
+  assert.equal((await tourText(page)).count, 'Guided tour · step 2 of 7');
+  assert.equal(await page.isChecked('#positions'), true);
+  await page.click('details.advanced summary');
+  await page.fill('#rtol', '100');
+  await settled(page);
+  t = await guessAndCheck(page, 'Different');
+  assert.match(t.lines[0], /says True/);
+  assert.match(t.lines[1], /tolerances \(rtol 100, atol 1e-08\)/);
+  assert.equal(t.outcome, 'You chose “Different”: not this time.');
+
+  // The Embed dialog offers the new groups and keeps the tour step.
+  await page.click('#embed-open');
+  const boxes = await page.$$eval('#embed-hide input', (b) => b.map((x) => x.value));
+  for (const name of ['tour', 'export', 'heatmap', 'permutation', 'baseline']) assert.ok(boxes.includes(name), name);
+  await page.check('#embed-hide input[value="heatmap"]');
+  assert.match(await page.inputValue('#embed-code'), /\?embed=1&amp;hide=heatmap#a=dog.*&amp;tour=2"/);
+  await page.click('#embed-close');
+
+  // Skipped, then resumed where it was left.
+  await page.click('.tour-skip');
+  await settled(page);
+  assert.ok(await page.isHidden('#tour'));
+  assert.doesNotMatch(page.url(), /tour=/);
+  assert.equal(await page.textContent('#tour-start'), 'Resume the tour (step 2 of 7)');
+  await page.click('#tour-start');
+  await settled(page);
+  assert.equal((await tourText(page)).count, 'Guided tour · step 2 of 7');
+  await page.click('.tour-skip');
+  await done();
+});
+
+// ---- Copy as NumPy, downloads, thresholds ----------------------------------------
+
+// CLI/script lines: word, verdict, the two figures.
+function parseLines(text) {
+  return text.split('\n').filter((l) => l.includes('np.allclose(')).map((l) => {
+    const m = l.match(/^(\S+)\s+np\.allclose\((.*?)\) = (True|False)\s+max\|diff\| (\S+)\s+cosine distance (\S+)$/);
+    assert.ok(m, `unexpected line: ${l}`);
+    return { word: m[1], allclose: m[3], maxDiff: m[4], cosine: m[5] };
+  });
+}
+
+// Runs a copied script with NumPy and checks its lines against the page's table.
+async function numpyAgrees(page, script) {
+  const printed = parseLines(execFileSync('/usr/bin/python3', ['-'], { input: script, encoding: 'utf8' }));
+  const rows = await table(page);
+  assert.equal(printed.length, rows.length);
+  printed.forEach((line, k) => {
+    const row = rows[k];
+    assert.equal(line.word, k === rows.length - 1 ? 'mean' : row.word);
+    assert.equal(line.allclose, row.allclose, `${row.word}: NumPy and the page agree on allclose`);
+    if (!row.rounding) { // rounding-level figures are noise, different in every implementation
+      assert.equal(line.maxDiff, row.maxDiff, `${row.word} max|diff|`);
+      assert.equal(line.cosine, row.cosine, `${row.word} cosine distance`);
+    }
+  });
+  return printed;
+}
+
+async function downloaded(page, button) {
+  const [file] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
+  const chunks = [];
+  for await (const chunk of await file.createReadStream()) chunks.push(chunk);
+  return { name: file.suggestedFilename(), body: Buffer.concat(chunks) };
+}
+
+async function plottedThresholds(page) {
+  return page.evaluate(() => {
+    const chart = window.Chart.getChart(document.getElementById('chart'));
+    return {
+      lines: chart.options.plugins.poslabShade.thresholds.map(({ name, value }) => ({ name, value })),
+      word: chart.data.datasets[0].data.map((p) => ({ x: p.x, allclose: p.allclose })),
+      mean: chart.data.datasets[1].data.map((p) => ({ x: p.x, allclose: p.allclose })),
+      caption: document.querySelector('.chart-caption').textContent,
+    };
+  });
+}
+
+// The threshold lies between the sweep's last True before its first False and that False.
+function brackets(points, t) {
+  const firstFalse = points.findIndex((p) => !p.allclose);
+  if (firstFalse < 0) return t >= points.at(-1).x;
+  if (firstFalse === 0) return t <= points[0].x;
+  return t >= points[firstFalse - 1].x && t < points[firstFalse].x;
+}
+
+test('Copy as NumPy runs under NumPy and matches the page; downloads; thresholds', async (t) => {
+  const { page, done } = await open('/#a=the+cat+chased+the+mouse&b=the+mouse+chased+the+cat&pos=1&scheme=sinusoidal&scale=0.3&causal=1&word=1&dim=8&seed=7');
+
+  await t.test('Copy as NumPy: the clipboard gets the script for this view', async () => {
+    await page.click('#copy-numpy');
+    await page.waitForFunction(() => document.getElementById('export-status').textContent.startsWith('Copied'));
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    assert.equal(copied, numpyScript(await pageConfig(page), { link: page.url() }));
+    const printed = await numpyAgrees(page, copied);
+    assert.ok(printed.some((l) => l.allclose === 'False'));
+  });
+
+  await t.test('Copy as NumPy: where the clipboard is refused, the script is shown selected', async () => {
+    await goHash(page, 'pos=0');
+    await page.evaluate(() => {
+      Object.defineProperty(navigator, 'clipboard', { value: { writeText: () => Promise.reject(new Error('denied')) } });
+    });
+    await page.click('#copy-numpy');
+    await page.waitForSelector('#numpy-dialog[open]');
+    const shown = await page.$eval('#numpy-code', (x) => ({
+      value: x.value, start: x.selectionStart, end: x.selectionEnd, focused: document.activeElement === x, readonly: x.readOnly,
+    }));
+    assert.equal(shown.value, numpyScript(await pageConfig(page), { link: page.url() }));
+    assert.deepEqual([shown.start, shown.end, shown.focused, shown.readonly], [0, shown.value.length, true, true]);
+    const printed = await numpyAgrees(page, shown.value);
+    assert.deepEqual(printed.map((l) => l.allclose), ['True', 'True', 'True', 'True']);
+    await page.click('#numpy-close');
+    assert.ok(await page.isHidden('#numpy-dialog'));
+  });
+
+  await t.test('downloads: JSON in the CLI\'s shape, CSV, and the chart as PNG', async () => {
+    await goHash(page, 'pos=1');
+    const expected = lab.run({ sweep: SWEEP, full: true });
+    const json = await downloaded(page, '#download-json');
+    assert.equal(json.name, 'poslab-random-0.5.json');
+    const result = JSON.parse(json.body.toString('utf8'));
+    assert.deepEqual(Object.keys(result).sort(), ['attention_a', 'attention_b', 'baseline', 'config', 'mean', 'output_a',
+      'output_b', 'pairs', 'permutation', 'sweep', 'unpaired_b']);
+    assert.deepEqual(result, expected); // every number exactly the core's
+    const man = result.pairs[2];
+    assert.deepEqual([man.word, man.index_a, man.index_b, man.allclose], ['man', 2, 0, false]);
+    assert.ok(Math.abs(man.max_abs_diff - 12.536657700122994) <= 1e-12 * 12.6, String(man.max_abs_diff));
+    assert.ok(Math.abs(man.cosine_distance - 0.9415675654775886) <= 1e-12);
+    assert.equal(result.sweep.scales.length, 121);
+
+    const csv = await downloaded(page, '#download-csv');
+    assert.equal(csv.name, 'poslab-random-0.5.csv');
+    const [settings, pairs, sweep] = csv.body.toString('utf8').trim().split('\r\n\r\n').map((s) => s.split('\r\n'));
+    assert.ok(settings.includes('scheme,random') && settings.includes('scale,0.5'));
+    const manRow = pairs.find((l) => l.startsWith('pair,man,')).split(',');
+    assert.deepEqual(manRow.slice(0, 5), ['pair', 'man', '2', '0', 'False']);
+    assert.equal(Number(manRow[5]), man.max_abs_diff);
+    assert.equal(Number(manRow[6]), man.cosine_distance);
+    assert.match(pairs.find((l) => l.startsWith('mean,')), /^mean,,,,False,3\.96530162124066/);
+    assert.equal(sweep[0], 'scale,mean cosine_distance,mean allclose,dog [0] cosine_distance,dog [0] allclose,' +
+      'bites [1] cosine_distance,bites [1] allclose,man [2] cosine_distance,man [2] allclose');
+    assert.equal(sweep.length, 122);
+    const at = sweep.find((l) => Math.abs(Math.log10(Number(l.split(',')[0])) + 3) < 1e-9).split(',');
+    assert.equal(Number(at[7]), result.sweep.pairs[2][60].cosine_distance);
+
+    const png = await downloaded(page, '#download-png');
+    assert.equal(png.name, 'poslab-random-0.5.png');
+    assert.deepEqual([...png.body.subarray(0, 8)], [137, 80, 78, 71, 13, 10, 26, 10]);
+    const size = await page.$eval('#chart', (c) => [c.width, c.height]);
+    assert.deepEqual([png.body.readUInt32BE(16), png.body.readUInt32BE(20)], size);
+    assert.ok(png.body.length > 10000, 'a real picture, not a blank one');
+  });
+
+  await t.test('thresholds: lab.threshold\'s values, bracketed by the plotted sweep, in words', async () => {
+    for (const hash of ['pos=1', 'pos=1&scheme=rope&scale=1', 'pos=1&scheme=sinusoidal&scale=1&word=0&dim=8']) {
+      await goHash(page, hash);
+      const config = await pageConfig(page);
+      const word = Number(new URLSearchParams(new URL(page.url()).hash.slice(1)).get('word'));
+      const shown = await plottedThresholds(page);
+      const tWord = lab.threshold(config, word, THRESHOLD_RANGE);
+      const tMean = lab.threshold(config, -1, THRESHOLD_RANGE);
+      assert.deepEqual(shown.lines, [{ name: 'word', value: tWord }, { name: 'mean', value: tMean }], hash);
+      assert.ok(brackets(shown.word, tWord), `${hash}: word threshold ${tWord} against the plotted sweep`);
+      assert.ok(brackets(shown.mean, tMean), `${hash}: mean threshold ${tMean} against the plotted sweep`);
+      assert.ok(shown.caption.includes(`only below a magnitude of about ${sig(tWord, 2)}: below that it cannot tell the two apart`), shown.caption);
+      assert.ok(shown.caption.includes(`for the sentence mean only below a magnitude of about ${sig(tMean, 2)}`), shown.caption);
+    }
+    // A huge atol: no False anywhere on the word's curve, and the words say so.
+    await goHash(page, 'pos=1&atol=1e9');
+    const never = await plottedThresholds(page);
+    assert.ok(never.word.every((p) => p.allclose));
+    assert.deepEqual(never.lines[0], { name: 'word', value: THRESHOLD_RANGE.hi }); // off the plot: no line drawn
+    assert.match(never.caption, /says True for “man” at every magnitude up to 1e6: it never tells the two apart/);
+    // A word whose partner differs anyway: False at every magnitude.
+    await goHash(page, 'pos=1&b=man+bites+cat');
+    assert.match((await plottedThresholds(page)).caption, /says False for “man” at every magnitude, even the faintest/);
+  });
+  await done();
+});
+
+// ---- heatmaps, permutation view, baseline -------------------------------------------
+
+// The heatmap tables as the page shows them: labels, cell text and --w.
+const heat = (page, id) => page.$eval(`#${id}`, (t) => ({
+  cols: [...t.querySelectorAll('thead th .heat-word')].map((n) => n.textContent),
+  rows: [...t.querySelectorAll('tbody th .heat-word')].map((n) => n.textContent),
+  text: [...t.tBodies[0].rows].map((r) => [...r.cells].slice(1).map((c) => c.textContent)),
+  w: [...t.tBodies[0].rows].map((r) => [...r.cells].slice(1).map((c) => Number(c.style.getPropertyValue('--w')))),
+  caption: t.caption.textContent,
+}));
+
+test('heatmaps, permutation view and baseline against the core; at 375 px and in dark mode', async () => {
+  const evil = '<img src=x onerror=alert(1)>';
+  const a = `the cat ${evil} the mouse`;
+  const b = `the mouse ${evil} the cat`;
+  const { page, done } = await open(`/#a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}`);
+  assert.ok(await page.isHidden('#heat-a'), 'closed: nothing drawn');
+  await page.click('#heatmap > summary');
+  await page.waitForSelector('#heat-a tbody');
+  const core = lab.run({ sentence_a: a, sentence_b: b, scheme: 'none', full: true });
+  const A = await heat(page, 'heat-a');
+  let B = await heat(page, 'heat-b');
+  assert.deepEqual(A.rows, core.config.sentence_a);
+  assert.deepEqual(A.cols, core.config.sentence_a);
+  assert.deepEqual(B.rows, core.config.sentence_b);
+  assert.deepEqual(A.w, core.attention_a);
+  assert.deepEqual(B.w, core.attention_b);
+  assert.deepEqual(A.text, core.attention_a.map((r) => r.map((v) => (v === 0 ? '0' : v.toFixed(2)))));
+  assert.equal(await page.$$eval('img', (n) => n.length), 0);
+  // Shades come only from custom properties set through the CSSOM (the CSP allows no style= text).
+  assert.ok(await page.$$eval('#heatmap [style]', (n) => n.every((c) => /^--[nw]: [^;]+;$/.test(c.getAttribute('style')))));
+
+  await page.check('#heat-align');
+  B = await heat(page, 'heat-b');
+  assert.equal(B.caption, 'Sentence B, lined up in A’s word order');
+  assert.deepEqual(B.rows, A.rows);
+  assert.deepEqual(B.text, A.text);
+  assert.match(await page.textContent('#heat-note'), /the two matrices are the same/);
+
+  // The permutation view and the baseline, positions off.
+  await page.click('#permutation > summary');
+  await page.click('#baseline > summary');
+  const props = () => page.$$eval('#perm-props .prop', (ps) => ps.map((p) => ({
+    verdict: p.querySelector('.verdict .text').textContent, text: p.querySelector('.prop-text').textContent,
+  })));
+  let [equi, inv] = await props();
+  assert.deepEqual([equi.verdict, inv.verdict], ['holds', 'holds']);
+  assert.match(await page.textContent('#permutation summary'), /both hold/);
+  assert.equal(await page.textContent('#baseline-cos'), '1');
+  assert.equal(await page.textContent('#baseline-verdict .text'), 'True');
+  await page.screenshot({ path: path.join(ARTIFACTS, 'teaching-desktop.png'), fullPage: true });
+
+  // Positions on: still the core's matrices, no longer the same lined up; both properties break.
+  await page.check('#positions');
+  await settled(page);
+  const on = lab.run({ sentence_a: a, sentence_b: b, scheme: 'random', full: true });
+  assert.deepEqual((await heat(page, 'heat-a')).w, on.attention_a);
+  assert.match(await page.textContent('#heat-note'), /still differ/);
+  [equi, inv] = await props();
+  assert.deepEqual([equi.verdict, inv.verdict], ['breaks', 'breaks']);
+  const worst = Math.max(...on.pairs.map((p) => p.max_abs_diff));
+  assert.match(equi.text, new RegExp(`largest difference is ${sig(worst).replace('.', '\\.')} `));
+  assert.match(inv.text, new RegExp(`max \\|diff\\| ${sig(on.mean.max_abs_diff).replace('.', '\\.')}\\.`));
+  assert.equal(await page.textContent('#baseline-cos'), '1', 'the bag of vectors stays order-blind');
+  await page.emulateMedia({ colorScheme: 'dark', reducedMotion: 'reduce' });
+  await page.locator('.results').screenshot({ path: path.join(ARTIFACTS, 'teaching-desktop-dark.png') });
+
+  // The magnitude moves the heatmap too.
+  await page.fill('#scale-text', '1e-9');
+  await settled(page);
+  assert.deepEqual((await heat(page, 'heat-a')).w,
+    lab.run({ sentence_a: a, sentence_b: b, scheme: 'random', scale: 1e-9, full: true }).attention_a);
+
+  // Not a reordering: nothing to line up, and the views say so.
+  await page.fill('#sentence-b', 'the mouse ate the cat');
+  await settled(page);
+  assert.equal(await page.isDisabled('#heat-align'), true);
+  assert.match(await page.textContent('#perm-order'), /not a reordering/);
+
+  // A phone in dark mode, 12 words: no sideways scrolling; the heatmap scrolls in its box.
+  const words = Array.from({ length: 12 }, (_, k) => `word${k}`);
+  await page.setViewportSize({ width: 375, height: 812 });
+  await goHash(page, `a=${words.join('+')}&b=${[...words].reverse().join('+')}`);
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 375, 'no sideways scrolling');
+  const box = await page.$eval('.heat-box', (x) => ({ client: x.clientWidth, scroll: x.scrollWidth }));
+  assert.ok(box.scroll > box.client, 'the 12 x 12 heatmap scrolls inside its box');
+  const dark = await page.evaluate(() => ({
+    panel: getComputedStyle(document.querySelector('.deep')).backgroundColor,
+    text: getComputedStyle(document.querySelector('#heat-a td.hot')).color,
+  }));
+  assert.equal(dark.panel, 'rgb(24, 27, 33)');
+  const light = dark.text.match(/\d+/g).map(Number);
+  assert.ok(light.every((c) => c > 180), `light text on the dark cells of dark mode: ${dark.text}`);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'teaching-mobile-375-dark.png'), fullPage: true });
+  await done();
+});
+
+// ---- embed mode ------------------------------------------------------------------
+
+test('embed mode: the new panels can be hidden, and work where shown', async () => {
+  // A lesson that hides the tour: a tour step in the link must not cover the verdicts.
+  const { page, done } = await open('/?embed=1&hide=intro,words,scheme,advanced,heatmap,tour#tour=2', { width: 800 });
+  for (const group of ['heatmap', 'tour']) {
+    assert.ok(await page.$$eval(`[data-group="${group}"]`, (ns) => ns.every((n) => n.hidden)), `${group} hidden`);
+  }
+  assert.ok(!(await covered(page)), 'nothing covered when the tour is hidden');
+  for (const group of ['export', 'permutation', 'baseline', 'plot']) assert.ok(await page.isVisible(`[data-group="${group}"]`), `${group} shown`);
+  assert.equal(await page.isChecked('#positions'), true);
+  await page.click('#permutation > summary');
+  assert.match(await page.textContent('#permutation summary'), /both break/);
+  const json = await downloaded(page, '#download-json');
+  assert.equal(JSON.parse(json.body.toString('utf8')).pairs[2].allclose, false);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'teaching-embed.png'), fullPage: true });
+  await done();
+});

@@ -1,0 +1,206 @@
+// The teaching layer's DOM-free parts under Node, from build/site, against
+// the real WebAssembly lab: the tour's steps and their live claims, the tour
+// step in the hash, the model's cached `full` run, the CSV export, the
+// permutation facts and the heatmaps' lining up. (The browser tests drive the
+// same things on the page.)
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+
+const SITE = fileURLToPath(new URL('../../build/site/', import.meta.url));
+const { defaultState, parseHash, parseView, toHash, TOUR_STEPS } = await import(`${SITE}state.js`);
+const { Model } = await import(`${SITE}model.js`);
+const { createLab } = await import(`${SITE}poslab.js`);
+const { STEPS, followed, offSetup, revealAt } = await import(`${SITE}tour_steps.js`);
+const { toCsv, fileName } = await import(`${SITE}export.js`);
+const { permutationFacts } = await import(`${SITE}permutation.js`);
+const { lineUp, maxAbsDiff, weightText } = await import(`${SITE}heatmap.js`);
+const { GROUPS, readView, suggestedHeight } = await import(`${SITE}embed.js`);
+const lab = await createLab();
+
+const TF = (v) => (v ? 'True' : 'False');
+
+// Runs step k on `state` (after `before` changes it) and returns what the tour would say.
+function tourStep(k, before = () => {}) {
+  const model = new Model(lab);
+  const state = defaultState();
+  STEPS[k].set(state);
+  before(state);
+  const result = model.verdict(state);
+  const ctx = { result, state, threshold: (pair) => model.threshold(state, pair) };
+  return { state, result, answer: STEPS[k].answer(ctx), lines: STEPS[k].reveal(ctx), question: STEPS[k].question(ctx) };
+}
+
+test('the tour follows the module: the predictions it expects are what the lab computes by default', () => {
+  assert.equal(STEPS.length, TOUR_STEPS);
+  // bare: True; positions on: False; 0.001: False; own words: all True;
+  // sinusoidal, RoPE: False; causal mask without positions: False.
+  const expected = [true, false, false, true, false, false, false];
+  STEPS.forEach((step, k) => {
+    const { answer, lines, result, state, question } = tourStep(k);
+    assert.equal(answer, expected[k], `step ${k + 1} (${step.title})`);
+    const p = followed(result, state);
+    if (k !== 3) {
+      assert.match(question, /“man”/);
+      assert.ok(lines[0].startsWith(`np.allclose(out_a[2], out_b[0]) says ${TF(p.allclose)}:`), lines[0]);
+    }
+  });
+  // Step 3 quotes the live cosine distance and the threshold (exercise 3).
+  const faint = tourStep(2);
+  assert.equal(faint.state.scale, 0.001);
+  assert.match(faint.lines[1], /cosine distance of 3\.235e-05/);
+  assert.match(faint.lines[1], /only below a magnitude of about 9\.1e-08/);
+  // Step 7 counts what "man" can see under the mask.
+  assert.match(tourStep(6).lines[1], /sees 3 words in A but 1 word in B/);
+  // Step 4 counts the student's own pair.
+  const own = tourStep(3, (s) => Object.assign(s, { a: 'alice paid bob', b: 'bob paid alice' }));
+  assert.equal(own.lines[0], '3 of 3 paired words say True, and the sentence mean says True.');
+});
+
+test('the tour says what is actually seen when it is not what the module found', () => {
+  // Loose tolerances: positions on, yet np.allclose says True.
+  const loose = tourStep(1, (s) => { s.rtol = 100; });
+  assert.equal(loose.answer, true);
+  assert.match(loose.lines[0], /says True/);
+  assert.match(loose.lines[1], /rtol 100, atol 1e-08/);
+  // Zero tolerances: bare attention may fail on rounding alone; the text names the tolerances.
+  const strict = tourStep(0, (s) => Object.assign(s, { rtol: 0, atol: 0 }));
+  assert.match(strict.lines[0], new RegExp(`says ${TF(strict.answer)}`));
+  if (!strict.answer) assert.match(strict.lines[1], /tolerances are rtol 0, atol 0/);
+  // Not a reordering: the own-words step says so.
+  const other = tourStep(3, (s) => Object.assign(s, { a: 'dog bites man', b: 'man bites cat' }));
+  assert.equal(other.answer, false);
+  assert.match(other.lines.join(' '), /not a reordering/);
+  // A followed word without a partner: no verdict, and the text says why.
+  const lonely = tourStep(0, (s) => Object.assign(s, { b: 'man bites cat', word: 0 }));
+  assert.equal(lonely.answer, null);
+  assert.match(lonely.lines[0], /“dog” has no partner/);
+  // Any seed: every word step's claim states the live verdict.
+  for (let seed = 0; seed < 12; seed++) {
+    for (let k = 0; k < STEPS.length; k++) {
+      if (k === 3) continue;
+      const r = tourStep(k, (s) => { s.seed = seed; s.dim = 2 + (seed % 5); });
+      assert.match(r.lines[0], new RegExp(`says ${TF(r.answer)}:`), `seed ${seed} step ${k + 1}`);
+    }
+  }
+});
+
+test('off its setup (a reload after changes, a link with its own settings) a step says so and claims only what is seen', () => {
+  const model = new Model(lab);
+  // Step 3 set up: magnitude 0.001, "nearly equal".
+  const state = defaultState();
+  STEPS[2].set(state);
+  assert.deepEqual(offSetup(2, state), []);
+  const ctx = (s) => ({ result: model.verdict(s), state: s, threshold: (pair) => model.threshold(s, pair) });
+  assert.match(revealAt(2, ctx(state)).join(' '), /nearly equal/);
+  // The student moves the magnitude back to 0.5: no "nearly equal" any more.
+  const moved = { ...state, scale: 0.5 };
+  assert.deepEqual(offSetup(2, moved), ['the magnitude']);
+  const lines = revealAt(2, ctx(moved));
+  assert.match(lines[0], /says False: “man” comes out as different vectors \(max \|diff\| 12\.54, cosine distance 0\.9416\)/);
+  assert.equal(lines[1], 'They differ: positional information is on.');
+  // Step 1 with positions switched on by hand, step 7 with the mask off.
+  assert.deepEqual(offSetup(0, { ...defaultState(), positions: true }), ['positional information']);
+  const s7 = defaultState();
+  STEPS[6].set(s7);
+  assert.deepEqual(offSetup(6, { ...s7, causal: false }), ['the causal mask']);
+  assert.match(revealAt(6, ctx({ ...s7, causal: false })).join(' '), /says True.*every word meets the same company/);
+  // Step 4 sets no sentences, so the student's own words are not "off".
+  const own = defaultState();
+  STEPS[3].set(own);
+  assert.deepEqual(offSetup(3, { ...own, a: 'x y', b: 'y x' }), []);
+  // At the defaults, the same step set up with a seed where 0.001 is not faint enough:
+  // "nearly equal" is said only when the cosine distance is small.
+  for (let seed = 0; seed < 30; seed++) {
+    const s = { ...state, seed, dim: 2 };
+    const p = followed(model.verdict(s), s);
+    const text = revealAt(2, ctx(s)).join(' ');
+    assert.equal(/nearly equal/.test(text), !p.allclose && p.cosine_distance < 1e-3, `seed ${seed}: ${text}`);
+  }
+});
+
+test('the tour step lives in the hash beside the state, not in it', () => {
+  const state = defaultState();
+  assert.equal(toHash(state, { tour: 0 }), toHash(state));
+  assert.equal(toHash(state, { tour: 3 }), `${toHash(state)}&tour=3`);
+  assert.deepEqual(parseView('#tour=3'), { view: { tour: 3 }, ignored: [], setsState: false });
+  assert.equal(parseView(`#${toHash(state, { tour: 3 })}`).setsState, true);
+  assert.deepEqual(parseHash(`#${toHash(state, { tour: 3 })}`), { state, ignored: [] });
+  assert.deepEqual(parseView('#tour=9').ignored, [{ label: 'tour step', value: '9', reason: 'allowed: a step number from 1 to 7' }]);
+  assert.equal(parseView('#tour=9').view.tour, 0);
+});
+
+test('the full run is cached by config and serves the verdicts too', () => {
+  const runs = [];
+  const counting = { run: (config) => { runs.push(config); return lab.run(config); }, threshold: (...a) => lab.threshold(...a) };
+  const model = new Model(counting);
+  const state = { ...defaultState(), positions: true };
+  const full = model.full(state);
+  assert.equal(full.attention_a.length, 3);
+  assert.equal(model.verdict(state), full);
+  assert.equal(model.full(state), full);
+  assert.equal(runs.length, 1);
+  // A slider step with the heatmaps open: one run, as without them.
+  model.full({ ...state, scale: 0.25 });
+  model.verdict({ ...state, scale: 0.25 });
+  assert.equal(runs.length, 2);
+  assert.ok(runs.every((c) => c.full === true && !c.sweep));
+  // The download run has everything, and the CLI's numbers.
+  const all = model.everything(state);
+  assert.equal(all.sweep.scales.length, 121);
+  assert.ok(Math.abs(all.pairs[2].max_abs_diff - 12.536657700122994) < 1e-12 * 12.6);
+  assert.ok(all.output_a && all.attention_b);
+});
+
+test('CSV: the settings, pairs and mean, then the sweep, with words kept as text', () => {
+  const result = lab.run({ sentence_a: '=1+1 "q",x man', sentence_b: 'man "q",x =1+1', scheme: 'random', sweep: { lo: 1e-3, hi: 1, count: 4 } });
+  const csv = toCsv(result);
+  const sections = csv.split('\r\n\r\n');
+  assert.equal(sections.length, 3);
+  const [settings, pairs, sweep] = sections.map((s) => s.trim().split('\r\n'));
+  assert.equal(settings[0], 'setting,value');
+  assert.equal(settings[1], 'sentence_a,"\'=1+1 ""q"",x man"');
+  assert.equal(pairs[0], 'row,word,index_a,index_b,allclose,max_abs_diff,cosine_distance');
+  assert.equal(pairs[1], `pair,'=1+1,0,2,False,${result.pairs[0].max_abs_diff},${result.pairs[0].cosine_distance}`);
+  assert.ok(pairs[2].startsWith('pair,"""q"",x",1,1,False,'), pairs[2]);
+  assert.equal(pairs[4], `mean,,,,False,${result.mean.max_abs_diff},${result.mean.cosine_distance}`);
+  assert.equal(pairs[5], `bag_of_vectors,,,,True,${result.baseline.max_abs_diff},${result.baseline.cosine_distance}`);
+  assert.equal(sweep[0], 'scale,mean cosine_distance,mean allclose,\'=1+1 [0] cosine_distance,\'=1+1 [0] allclose,' +
+    '"""q"",x [1] cosine_distance","""q"",x [1] allclose",man [2] cosine_distance,man [2] allclose');
+  assert.equal(sweep.length, 5);
+  assert.equal(Number(sweep[1].split(',')[0]), 1e-3);
+  assert.equal(Number(sweep[4].split(',')[1]), result.sweep.mean[3].cosine_distance);
+  assert.equal(fileName(result.config, 'csv'), 'poslab-random-0.5.csv');
+});
+
+test('permutation facts: both properties hold with positions off and break once they are on', () => {
+  const off = permutationFacts(lab.run({ scheme: 'none' }));
+  assert.deepEqual([off.equivariant, off.invariant, off.order], [true, true, [2, 1, 0]]);
+  assert.ok(off.rowsMaxDiff < 1e-12 && off.meanMaxDiff < 1e-12);
+  const on = permutationFacts(lab.run({ scheme: 'random' }));
+  assert.deepEqual([on.equivariant, on.invariant, on.worstWord], [false, false, 'man']);
+  assert.equal(on.rowsMaxDiff, lab.run({ scheme: 'random' }).pairs[2].max_abs_diff);
+  const masked = permutationFacts(lab.run({ scheme: 'none', causal: true }));
+  assert.deepEqual([masked.equivariant, masked.invariant], [false, false]);
+  assert.equal(permutationFacts(lab.run({ sentence_b: 'man bites cat', scheme: 'none' })), null);
+});
+
+test('heatmaps: lined up in A\'s order, B\'s attention is A\'s with positions off', () => {
+  for (const a of ['dog bites man', 'the cat chased the mouse']) {
+    const b = a.split(' ').reverse().join(' ');
+    const off = lab.run({ sentence_a: a, sentence_b: b, scheme: 'none', full: true });
+    const order = off.pairs.map((p) => p.index_b);
+    assert.ok(maxAbsDiff(off.attention_a, lineUp(off.attention_b, order)) < 1e-12);
+    off.attention_a.forEach((row) => assert.ok(Math.abs(row.reduce((x, y) => x + y) - 1) < 1e-12));
+    const on = lab.run({ sentence_a: a, sentence_b: b, scheme: 'sinusoidal', full: true });
+    assert.ok(maxAbsDiff(on.attention_a, lineUp(on.attention_b, order)) > 1e-3);
+  }
+  assert.deepEqual([0, 0.004, 0.5, 1, null].map(weightText), ['0', '0.00', '0.50', '1.00', 'nan']);
+});
+
+test('embed: the new panels are hide= groups', () => {
+  const names = GROUPS.map((g) => g.name);
+  for (const name of ['tour', 'export', 'heatmap', 'permutation', 'baseline']) assert.ok(names.includes(name), name);
+  assert.deepEqual(readView('?hide=tour,heatmap').hide, new Set(['tour', 'heatmap']));
+  assert.ok(suggestedHeight(new Set()) > suggestedHeight(new Set(['heatmap', 'permutation', 'baseline', 'export'])));
+});

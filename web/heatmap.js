@@ -1,0 +1,119 @@
+// heatmap.js - the two attention matrices as tables side by side: row i is
+// word i looking at the sentence, column j the word it looks at, each row
+// adding up to 1. Every cell shows its weight as a number; its shade comes
+// from the CSS custom property --w (set with style.setProperty, which the
+// page's CSP allows). "Line B up in A's order" permutes B's rows and columns
+// by the word pairing, so that with positions off the two are visibly the
+// same matrix. Words reach the DOM only through textContent.
+import { sig, ROUNDING_LEVEL } from './format.js';
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+// The weight as the cell shows it: exact zeros (masked) as "0".
+export const weightText = (w) => (w === null ? 'nan' : w === 0 ? '0' : w.toFixed(2));
+
+// B's matrix in A's word order: row/column k is the partner of A's word k.
+export function lineUp(matrix, order) {
+  return order.map((i) => order.map((j) => matrix[i][j]));
+}
+
+// The largest |difference| between two matrices of the same shape.
+export function maxAbsDiff(x, y) {
+  let worst = 0;
+  x.forEach((row, i) => row.forEach((v, j) => { worst = Math.max(worst, Math.abs(v - y[i][j])); }));
+  return worst;
+}
+
+// One table: fills `table` for `labels` (words with their positions) and
+// `matrix`, rebuilding the cells only when the labels change.
+function fill(table, labels, matrix) {
+  const key = JSON.stringify(labels);
+  if (table.dataset.key !== key) {
+    const caption = table.querySelector('caption');
+    const head = el('tr');
+    const corner = el('td', 'corner');
+    corner.append(el('span', 'visually-hidden', 'rows: the word looking; columns: the word looked at'));
+    head.append(corner);
+    for (const { word, at } of labels) {
+      const th = el('th', 'col');
+      th.scope = 'col';
+      th.append(el('span', 'heat-word', word), el('span', 'heat-pos', String(at)));
+      head.append(th);
+    }
+    const body = el('tbody');
+    for (const { word, at } of labels) {
+      const row = el('tr');
+      const th = el('th', 'row');
+      th.scope = 'row';
+      th.append(el('span', 'heat-word', word), el('span', 'heat-pos', String(at)));
+      row.append(th, ...labels.map(() => el('td', 'w')));
+      body.append(row);
+    }
+    const thead = el('thead');
+    thead.append(head);
+    table.replaceChildren(caption, thead, body);
+    table.dataset.key = key;
+  }
+  const rows = table.tBodies[0].rows;
+  matrix.forEach((values, i) => {
+    values.forEach((w, j) => {
+      const cell = rows[i].cells[j + 1];
+      const text = weightText(w);
+      if (cell.textContent !== text) cell.textContent = text;
+      cell.style.setProperty('--w', String(w ?? 0));
+      cell.classList.toggle('hot', (w ?? 0) > 0.55);
+    });
+  });
+}
+
+// section: the <details> holding #heat-a, #heat-b, #heat-align, #heat-note.
+export function createHeatmaps(section) {
+  const tableA = section.querySelector('#heat-a');
+  const tableB = section.querySelector('#heat-b');
+  const align = section.querySelector('#heat-align');
+  const alignHint = section.querySelector('#heat-align-hint');
+  const captionB = tableB.querySelector('caption .which');
+  const note = section.querySelector('#heat-note');
+
+  // result: a `full` lab result.
+  function render(result) {
+    const wordsA = result.config.sentence_a;
+    const wordsB = result.config.sentence_b;
+    const A = result.attention_a;
+    const B = result.attention_b;
+    // Side by side while both fit, one above the other when they do not.
+    section.querySelector('.heatmaps').style.setProperty('--n', String(Math.max(wordsA.length, wordsB.length)));
+    fill(tableA, wordsA.map((word, at) => ({ word, at })), A);
+    align.disabled = !result.permutation;
+    alignHint.hidden = result.permutation;
+    const lined = align.checked && result.permutation;
+    section.classList.toggle('lined-up', lined);
+    let text;
+    if (lined) {
+      const order = result.pairs.map((p) => p.index_b);
+      const same = lineUp(B, order);
+      fill(tableB, order.map((j) => ({ word: wordsB[j], at: j })), same);
+      captionB.textContent = 'Sentence B, lined up in A’s word order';
+      const diff = maxAbsDiff(A, same);
+      text = diff < ROUNDING_LEVEL
+        ? `Lined up, the two matrices are the same: no weight differs by more than ${sig(diff)} (rounding). ` +
+          'Reordering the words only reordered the matrix.'
+        : `Lined up, the two matrices still differ, by up to ${sig(diff)} in one weight: ` +
+          'the words attend to each other differently in the two sentences.';
+    } else {
+      fill(tableB, wordsB.map((word, at) => ({ word, at })), B);
+      captionB.textContent = 'Sentence B';
+      text = result.permutation
+        ? 'Rows and columns follow each sentence’s own word order. Line B up in A’s order to compare like with like.'
+        : 'Sentence B is not a reordering of A, so the two cannot be lined up word for word.';
+    }
+    if (note.textContent !== text) note.textContent = text;
+  }
+
+  return { render };
+}

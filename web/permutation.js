@@ -1,0 +1,123 @@
+// permutation.js - two views beside the verdicts, both from the result the
+// page already has (no extra run):
+//   the permutation view: when B is a reordering of A, do the outputs
+//     simply move with the words (equivariance: each output row of B is the
+//     matching row of A) and does the sentence average stay put
+//     (invariance)? Both hold with positions off and break once they are on.
+//   the averaging baseline: the mean of the raw word vectors (a bag of
+//     vectors) compared between the sentences: cosine similarity 1 for any
+//     reordering, the same blindness in a simpler model.
+import { sig, ROUNDING_LEVEL } from './format.js';
+
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+const quoted = (word) => `“${word}”`;
+
+// holds: true / false / null, shown with an icon so colour is not the only signal.
+function setBadge(node, holds, words = ['holds', 'breaks']) {
+  node.classList.remove('is-true', 'is-false', 'is-none');
+  node.classList.add(holds === true ? 'is-true' : holds === false ? 'is-false' : 'is-none');
+  setText(node.querySelector('.icon'), holds === true ? '✓' : holds === false ? '✗' : '–');
+  setText(node.querySelector('.text'), holds === true ? words[0] : holds === false ? words[1] : 'n/a');
+}
+
+// The two properties for a result (a pure function, for the page and tests).
+export function permutationFacts(result) {
+  if (!result.permutation) return null;
+  const pairs = result.pairs;
+  const worst = pairs.reduce((m, p) => (p.max_abs_diff > m.max_abs_diff ? p : m), pairs[0]);
+  return {
+    order: pairs.map((p) => p.index_b),
+    equivariant: pairs.every((p) => p.allclose),
+    rowsMaxDiff: worst.max_abs_diff,
+    worstWord: worst.word,
+    invariant: result.mean.allclose,
+    meanMaxDiff: result.mean.max_abs_diff,
+  };
+}
+
+const size = (d) => (d < ROUNDING_LEVEL ? `${sig(d)}, which is rounding` : sig(d));
+
+export function createPermutation(section) {
+  const order = section.querySelector('#perm-order');
+  const props = section.querySelector('#perm-props');
+  const equi = section.querySelector('#prop-equi');
+  const inv = section.querySelector('#prop-inv');
+  const summary = section.querySelector('#perm-summary');
+  const badge = section.querySelector('summary .summary-figure');
+
+  function render(result, state) {
+    const facts = permutationFacts(result);
+    props.hidden = !facts;
+    if (!facts) {
+      setText(order, 'Sentence B is not a reordering of sentence A (the words differ), so there is no ' +
+        'reordering to follow. Use the same words in another order.');
+      setText(summary, '');
+      setText(badge, 'not a reordering');
+      return;
+    }
+    const wordsA = result.config.sentence_a;
+    const moves = result.pairs.map((p) => `${quoted(p.word)} ${p.index_a}→${p.index_b}`).join(', ');
+    setText(order, `Sentence B is sentence A reordered: ${moves} (word: position in A → position in B).`);
+
+    setBadge(equi.querySelector('.verdict'), facts.equivariant);
+    setText(equi.querySelector('.prop-text'), `Each word’s output row in A against its row in B, for all ` +
+      `${wordsA.length} words: the largest difference is ${size(facts.rowsMaxDiff)}` +
+      (facts.rowsMaxDiff >= ROUNDING_LEVEL ? ` (at ${quoted(facts.worstWord)}).` : '.') +
+      (facts.equivariant ? ' Every row passes np.allclose: reordering the words only reorders the outputs.'
+        : ' Not every row passes np.allclose: a word’s output depends on where it stands.'));
+
+    setBadge(inv.querySelector('.verdict'), facts.invariant);
+    setText(inv.querySelector('.prop-text'), `out_a.mean(0) against out_b.mean(0): max |diff| ` +
+      `${size(facts.meanMaxDiff)}. ` + (facts.invariant
+      ? 'The average of the outputs does not care about order, so anything reading only the average ' +
+        'cannot tell the sentences apart.'
+      : 'The average changes with the order, so even a reader of the average can tell the sentences apart.'));
+
+    const cause = state.positions ? 'positional information is on' : state.causal ? 'the causal mask is on' : '';
+    let line;
+    if (facts.equivariant && facts.invariant) {
+      line = 'Both hold: attention without positions or a mask treats a sentence as a bag of words.';
+    } else if (!facts.equivariant && !facts.invariant) {
+      line = `Both break${cause ? ` because ${cause}` : ''}: the outputs now depend on word order.`;
+    } else {
+      line = `One holds and one breaks${cause ? ` (${cause})` : ''}.`;
+    }
+    setText(summary, line);
+    setText(badge, facts.equivariant && facts.invariant ? 'both hold'
+      : !facts.equivariant && !facts.invariant ? 'both break' : 'one holds');
+  }
+
+  return { render };
+}
+
+export function createBaseline(section) {
+  const figure = section.querySelector('#baseline-cos');
+  const verdict = section.querySelector('#baseline-verdict');
+  const text = section.querySelector('#baseline-text');
+  const badge = section.querySelector('summary .summary-figure');
+
+  function render(result, state) {
+    const b = result.baseline;
+    setText(figure, sig(b.cosine_similarity));
+    setBadge(verdict, b.allclose, ['True', 'False']);
+    setText(badge, `cosine similarity ${sig(b.cosine_similarity)}`);
+    // What attention does right now, read from the verdicts.
+    const blind = result.mean.allclose && result.pairs.every((p) => p.index_b === null || p.allclose);
+    const source = state.positions ? 'positional information gives it the order'
+      : state.causal ? 'the causal mask gives it the order' : 'see the settings under Advanced';
+    const attention = blind
+      ? 'Attention, as set up now, is just as blind: every verdict above is True.'
+      : `Attention, as set up now, does tell the two apart (the False verdicts above): ${source}.`;
+    setText(text, result.permutation
+      ? 'Averaging throws the order away before anything else happens, so for any reordering the two ' +
+        'averages are the same vector and their cosine similarity is 1, up to rounding. No switch on this ' +
+        `page changes that. ${attention}`
+      : 'The two sentences do not have the same words, so even the averages differ: this simpler model ' +
+        'only notices which words there are, never their order.');
+  }
+
+  return { render };
+}

@@ -1,0 +1,97 @@
+// tour.js - the guided tour's panel: step n of N, the question with its
+// choice buttons, then (after a choice) whether the guess was right and what
+// the lab shows, with Back, Next and Skip. The steps and their live claims
+// are in tour_steps.js; main.js owns the step number (it lives in the URL
+// hash) and the guesses. User text reaches the DOM only through textContent.
+import { STEPS, offSetup, revealAt } from './tour_steps.js';
+
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+// root: the tour <section>; on: {guess(value), go(step), end()}.
+export function createTour(root, on) {
+  const $ = (sel) => root.querySelector(sel);
+  const count = $('.tour-count');
+  const title = $('.tour-title');
+  const intro = $('.tour-intro');
+  const setup = $('.tour-setup');
+  const setupText = $('.tour-setup-text');
+  const question = $('.tour-question');
+  const choices = $('.tour-choices');
+  const wait = $('.tour-wait');
+  const reveal = $('.tour-reveal');
+  const outcome = $('.tour-outcome');
+  const lines = $('.tour-lines');
+  const back = $('.tour-back');
+  const next = $('.tour-next');
+  let shown = 0;
+  let current = 0;
+
+  back.addEventListener('click', () => on.go(current - 1));
+  next.addEventListener('click', () => (current < STEPS.length ? on.go(current + 1) : on.end(0)));
+  $('.tour-skip').addEventListener('click', () => on.end(current));
+  $('.tour-reset').addEventListener('click', () => on.go(current));
+
+  // step: 1..N; guess: undefined until a choice is made; ctx: {result,
+  // state, threshold(pairIndex)} for the live text.
+  function render({ step, guess, ctx }) {
+    current = step;
+    root.hidden = false;
+    const s = STEPS[step - 1];
+    const entered = shown !== step;
+    shown = step;
+    setText(count, `Guided tour · step ${step} of ${STEPS.length}`);
+    setText(title, s.title);
+    setText(intro, s.intro(ctx));
+    setText(question, s.question(ctx));
+    // Said plainly when the lab no longer shows what this step set up.
+    const changed = offSetup(step - 1, ctx.state);
+    setup.hidden = changed.length === 0;
+    if (changed.length) {
+      setText(setupText, `The lab no longer shows this step as it was set up (${changed.join(', ')} changed), ` +
+        'so the answer below is about what it shows now.');
+    }
+    if (entered) {
+      choices.replaceChildren(...s.choices.map((c) => {
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.className = 'tour-choice';
+        button.textContent = c.label;
+        button.dataset.value = String(c.value);
+        button.addEventListener('click', () => on.guess(c.value));
+        return button;
+      }));
+    }
+    for (const button of choices.children) {
+      button.setAttribute('aria-pressed', String(button.dataset.value === String(guess)));
+    }
+    const answered = guess !== undefined;
+    wait.hidden = answered;
+    reveal.hidden = !answered;
+    if (answered) {
+      const live = s.answer(ctx);
+      const label = s.choices.find((c) => c.value === guess).label;
+      const verdict = live === null ? 'there is nothing to compare for this word'
+        : live === guess ? 'right' : 'not this time';
+      setText(outcome, `You chose “${label}”: ${verdict}.`);
+      outcome.className = `tour-outcome ${live === null ? '' : live === guess ? 'is-right' : 'is-wrong'}`;
+      const text = revealAt(step - 1, ctx);
+      while (lines.children.length > text.length) lines.lastElementChild.remove();
+      text.forEach((line, k) => {
+        if (!lines.children[k]) lines.append(document.createElement('p'));
+        setText(lines.children[k], line);
+      });
+    }
+    back.disabled = step === 1;
+    setText(next, step === STEPS.length ? 'Finish' : 'Next');
+    if (entered) title.focus({ preventScroll: true });
+  }
+
+  function hide() {
+    root.hidden = true;
+    shown = 0;
+  }
+
+  return { render, hide };
+}
