@@ -145,6 +145,8 @@ export function createPlot(figure) {
   const canvas = figure.querySelector('canvas');
   const overlay = figure.querySelector('.chart-overlay');
   const caption = figure.querySelector('.chart-caption');
+  const legendWord = figure.querySelector('.legend-word .legend-label');
+  const legendMarker = figure.querySelector('.legend-marker');
   const table = createChartTable(figure.querySelector('.chart-data'));
   const { Chart } = window;
 
@@ -181,11 +183,9 @@ export function createPlot(figure) {
         },
       },
       plugins: {
-        legend: {
-          position: 'top',
-          align: 'start',
-          labels: { filter: (item) => !item.hidden && !item.text.startsWith('_'), boxHeight: 2, boxWidth: 28 },
-        },
+        // The legend is HTML above the canvas (index.html): Chart.js's own
+        // re-measures its text on every update, a slider step included.
+        legend: { display: false },
         tooltip: {
           filter: (item) => item.datasetIndex <= 1 || item.datasetIndex >= 3,
           callbacks: {
@@ -220,8 +220,6 @@ export function createPlot(figure) {
       axis.grid = { color: grid };
       axis.border = { color: grid };
     }
-    o.plugins.legend.labels.color = css(figure, '--fg');
-    o.plugins.legend.labels.font = font;
     o.plugins.tooltip.titleFont = font;
     o.plugins.tooltip.bodyFont = font;
     const word = css(figure, '--plot-word');
@@ -272,6 +270,8 @@ export function createPlot(figure) {
     const paired = pair.index_b !== null;
     const [w, m, now, wNow, mNow] = chart.data.datasets;
     w.label = word;
+    if (legendWord.textContent !== word) legendWord.textContent = word;
+    legendMarker.hidden = !state.positions;
     figure.setAttribute('aria-busy', String(Boolean(pending)));
     if (sweep) {
       w.data = paired ? points(sweep.scales, sweep.pairs[sel]) : [];

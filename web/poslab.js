@@ -57,10 +57,12 @@ export async function createLab() {
 // merge it with its neighbour, so it is refused instead.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+// The core reads C strings, so a NUL would silently end the text there.
 function checkText(key, text) {
   if (LONE_SURROGATE.test(text)) {
     throw new Error(`${key}: contains a lone UTF-16 surrogate; allowed: well-formed Unicode text`);
   }
+  if (text.includes('\0')) throw new Error(`${key}: contains a NUL character; allowed: text without NUL`);
   return text;
 }
 
@@ -83,7 +85,7 @@ function optionText(key, value) {
     if (value === 'true' || value === 'false') return value;
     throw new Error(`causal: ${JSON.stringify(value)} is not a switch value; allowed: true or false`);
   }
-  if (typeof value === 'number' || typeof value === 'string') return String(value);
+  if (typeof value === 'number' || typeof value === 'string') return checkText(key, String(value));
   throw new Error(`${key}: ${JSON.stringify(value)} is not a number; allowed: a number`);
 }
 
@@ -128,7 +130,7 @@ class Lab {
         let text;
         if (key === 'sweep') {
           option = 'sweep';
-          text = sweepText(value);
+          text = checkText('sweep', sweepText(value));
         } else if (option) {
           text = optionText(key, value);
         } else {

@@ -150,6 +150,8 @@ test('invalid config throws the CLI\'s words and the lab stays usable', () => {
   assert.throws(() => lab.run({ causal: 'yes' }), /causal: "yes"/);
   assert.throws(() => lab.run({ sentence_a: 'dog \uD800 bites' }), /sentence_a: contains a lone UTF-16 surrogate/);
   assert.throws(() => lab.run({ scale: '0x10' }), /scale: "0x10" is out of range/);
+  assert.throws(() => lab.run({ sentence_a: 'dog\0x bites man' }), /sentence_a: contains a NUL character/);
+  assert.throws(() => lab.run({ dim: '6\0' }), /dim: contains a NUL character/);
   assert.throws(() => lab.run({ sweep: { lo: 0, hi: 1, count: 3 } }), /sweep: "0:1:3" is not a valid sweep/);
   assert.equal(lab.run({ scheme: 'none' }).pairs[2].allclose, true);
 });
