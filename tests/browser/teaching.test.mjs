@@ -30,7 +30,7 @@ const MIME = {
 // The same modules the page runs, under Node, for the expected values.
 const { createLab } = await import(`${SITE}/poslab.js`);
 const { numpyScript } = await import(`${SITE}/numpy_script.js`);
-const { THRESHOLD_RANGE, SWEEP } = await import(`${SITE}/model.js`);
+const { THRESHOLD_RANGE, SWEEP, thresholdSearch } = await import(`${SITE}/model.js`);
 const { sig } = await import(`${SITE}/format.js`);
 const lab = await createLab();
 
@@ -438,8 +438,15 @@ test('Copy as NumPy runs under NumPy and matches the page; downloads; thresholds
       const config = await pageConfig(page);
       const word = Number(new URLSearchParams(new URL(page.url()).hash.slice(1)).get('word'));
       const shown = await plottedThresholds(page);
-      const tWord = lab.threshold(config, word, THRESHOLD_RANGE);
-      const tMean = lab.threshold(config, -1, THRESHOLD_RANGE);
+      // the page searches the plotted step where the curve turns False
+      const sweep = lab.run({ ...config, sweep: SWEEP }).sweep;
+      const tWord = lab.threshold(config, word, thresholdSearch(sweep.pairs[word], sweep.scales));
+      const tMean = lab.threshold(config, -1, thresholdSearch(sweep.mean, sweep.scales));
+      // and finds what a search over the whole range finds, to its tolerance
+      for (const [t, pair] of [[tWord, word], [tMean, -1]]) {
+        const whole = lab.threshold(config, pair, THRESHOLD_RANGE);
+        assert.ok(Math.abs(t - whole) <= 2 * THRESHOLD_RANGE.relTol * whole, `${hash}: ${t} vs ${whole}`);
+      }
       assert.deepEqual(shown.lines, [{ name: 'word', value: tWord }, { name: 'mean', value: tMean }], hash);
       assert.ok(brackets(shown.word, tWord), `${hash}: word threshold ${tWord} against the plotted sweep`);
       assert.ok(brackets(shown.mean, tMean), `${hash}: mean threshold ${tMean} against the plotted sweep`);
