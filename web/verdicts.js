@@ -1,8 +1,9 @@
 // verdicts.js - the verdicts: two large cards (the plotted word and the
 // sentence mean), one line saying what is going on, notes about unpaired
 // words, and a table with every word of sentence A. User text reaches the
-// DOM only through textContent. Text is rewritten only when it changes, so
-// the aria-live region announces what changed and nothing else.
+// DOM only through textContent. Text is rewritten only when it changes. A
+// screen reader hears one short live line, #verdict-status, and only when a
+// verdict flips: not every number of the table on every slider step.
 import { sig, ROUNDING_LEVEL } from './format.js';
 import { SCHEMES } from './state.js';
 
@@ -118,6 +119,7 @@ export function createVerdicts(root) {
     card.querySelector('.card-verdict').replaceWith(verdictNode('card-verdict verdict'));
   }
   const storyLine = root.querySelector('#story');
+  const status = root.querySelector('#verdict-status');
   const notes = root.querySelector('#notes');
   const body = root.querySelector('#verdict-rows');
   const meanRow = makeRow();
@@ -141,6 +143,9 @@ export function createVerdicts(root) {
     setText(meanCard.querySelector('.card-text'), cardText(result.mean));
 
     setText(storyLine, story(result, state, pair.index_b === null ? null : pair));
+    const said = (x) => (x ? 'True' : 'False');
+    setText(status, `${pair.index_b === null ? `${quoted(pair.word)} has no partner in sentence B`
+      : `${quoted(pair.word)}: np.allclose ${said(pair.allclose)}`}. Sentence mean: np.allclose ${said(result.mean.allclose)}.`);
 
     // Notes on words that have no partner.
     const lonelyA = result.pairs.filter((p) => p.index_b === null).map((p) => quoted(p.word));

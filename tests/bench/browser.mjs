@@ -121,7 +121,7 @@ export async function browserBench({ quick = false } = {}) {
     }
     // the moment the verdict text first appears, seen by a MutationObserver
     await context.addInitScript(() => {
-      const seen = () => /True|False/.test(document.querySelector('[aria-live]')?.textContent ?? '');
+      const seen = () => /True|False/.test(document.getElementById('verdict-status')?.textContent ?? '');
       new MutationObserver((_, observer) => {
         if (seen()) { window.firstVerdictAt = performance.now(); observer.disconnect(); }
       }).observe(document, { childList: true, subtree: true, characterData: true });

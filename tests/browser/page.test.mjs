@@ -164,7 +164,7 @@ test('opens with positions off, and "man" is the same vector in both sentences',
   const c = await card(page, 'card-word');
   assert.deepEqual([c.word, c.verdict, c.icon], ['“man”', 'True', '✓']);
   // The verdicts are announced politely; the chart explains why it is flat.
-  assert.equal(await page.getAttribute('#verdicts', 'aria-live'), 'polite');
+  assert.equal(await page.getAttribute('#verdict-status', 'aria-live'), 'polite');
   assert.ok(await page.isVisible('.chart-overlay'));
   assert.match(await page.textContent('.chart-overlay'), /Positional information is off/);
   // No inline script or style: the CSP meta tag is there and nothing broke it.
