@@ -10,33 +10,7 @@
 // dropped. A keystroke changes the words, so the page redraws the verdicts at
 // once and recomputes the sweep a frame later: it is timed until the chart
 // holds the new sweep.
-import http from 'node:http';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-
-const SITE = fileURLToPath(new URL('../../build/site/', import.meta.url));
-const MIME = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm',
-  '.json': 'application/json', '.svg': 'image/svg+xml' };
-
-function serve() {
-  return new Promise((resolve) => {
-    const s = http.createServer(async (req, res) => {
-      try {
-        let file = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-        if (file.endsWith('/')) file += 'index.html';
-        const full = path.join(SITE, path.normalize(file));
-        if (!full.startsWith(SITE)) throw new Error('outside');
-        const body = await readFile(full);
-        res.writeHead(200, { 'content-type': MIME[path.extname(full)] ?? 'application/octet-stream' }).end(body);
-      } catch {
-        res.writeHead(404).end();
-      }
-    });
-    s.listen(0, '127.0.0.1', () => resolve(s));
-  });
-}
+import { SITE, serveDir, launch } from '../browser/harness.mjs';
 
 const words = (n) => Array.from({ length: n }, (_, i) => `w${String(i + 1).padStart(2, '0')}`);
 const hashOf = (n, d) => `#a=${words(n).join('+')}&b=${words(n).reverse().join('+')}&pos=1&scheme=random` +
@@ -97,13 +71,8 @@ async function keystrokes(page, count) {
 }
 
 export async function browserBench({ quick = false } = {}) {
-  const server = await serve();
-  const origin = `http://127.0.0.1:${server.address().port}`;
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  const { server, origin } = await serveDir(SITE);
+  const browser = await launch();
   try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const rows = [];
@@ -154,7 +123,7 @@ export function browserMarkdown({ rows, first }) {
   return lines;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+if (process.argv[1] === new URL(import.meta.url).pathname) {
   const result = await browserBench({ quick: process.argv.includes('--quick') });
   console.log(browserMarkdown(result).join('\n'));
 }

@@ -7,25 +7,11 @@
 // request to another host. Screenshots go to tests/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import { readFile, mkdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SITE = path.join(ROOT, 'build', 'site');
-const ARTIFACTS = path.join(ROOT, 'tests', 'artifacts');
-const MIME = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.map': 'application/json',
-  '.svg': 'image/svg+xml',
-};
+import { SITE, ARTIFACTS, serveDir, launch } from './harness.mjs';
 
 // The same modules the page runs, under Node, for the expected values.
 const { createLab } = await import(`${SITE}/poslab.js`);
@@ -39,34 +25,10 @@ let origin;
 let browser;
 let context;
 
-function serve() {
-  return new Promise((resolve) => {
-    const s = http.createServer(async (req, res) => {
-      try {
-        let file = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-        if (file.endsWith('/')) file += 'index.html';
-        const full = path.join(SITE, path.normalize(file));
-        if (!full.startsWith(SITE + path.sep)) throw new Error('outside the site');
-        const body = await readFile(full);
-        res.writeHead(200, { 'content-type': MIME[path.extname(full)] ?? 'application/octet-stream' });
-        res.end(body);
-      } catch {
-        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-      }
-    });
-    s.listen(0, '127.0.0.1', () => resolve(s));
-  });
-}
-
 before(async () => {
   await mkdir(ARTIFACTS, { recursive: true });
-  server = await serve();
-  origin = `http://127.0.0.1:${server.address().port}`;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  ({ server, origin } = await serveDir(SITE));
+  browser = await launch();
   context = await browser.newContext();
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
 });
