@@ -4,6 +4,7 @@
  * poslab_config_set as text, so both reject bad input with the same words
  * and nothing is validated in two places. */
 #include "poslab.h"
+#include "message.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -92,7 +93,7 @@ static void quote(char *out, size_t size, const char *value) {
     out[o] = 0;
 }
 
-static poslab_status fail(char *message, size_t size, poslab_status status, const char *fmt, ...) {
+poslab_status fail(char *message, size_t size, poslab_status status, const char *fmt, ...) {
     if (message && size) {
         va_list ap;
         va_start(ap, fmt);

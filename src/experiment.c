@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "attention.h"
+#include "message.h"
 #include "numpy_random.h"
 #include "report.h"
 
@@ -57,16 +58,6 @@ static int same_sentence(const poslab_sentence *x, const poslab_sentence *y) {
     for (int k = 0; k < x->count; k++)
         if (strcmp(token(x, k), token(y, k))) return 0;
     return 1;
-}
-
-static poslab_status fail(char *message, size_t size, poslab_status status, const char *fmt, ...) {
-    if (message && size) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(message, size, fmt, ap);
-        va_end(ap);
-    }
-    return status;
 }
 
 poslab_lab *poslab_create(void) { return calloc(1, sizeof(poslab_lab)); }
