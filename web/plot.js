@@ -172,14 +172,16 @@ export function createPlot(figure) {
           min: SWEEP.lo,
           max: SWEEP.hi,
           title: { display: true, text: 'magnitude of the positional signal' },
-          ticks: { callback: tickLabel(3), autoSkip: false, maxRotation: 0 },
+          // sampleSize: Chart.js measures every label on every update (a
+          // slider step too) unless told to sample; these labels are alike
+          ticks: { callback: tickLabel(3), autoSkip: false, maxRotation: 0, sampleSize: 4 },
         },
         y: {
           type: 'logarithmic',
           min: FLOOR,
           max: Y_MAX,
           title: { display: true, text: 'cosine distance, A vs B' },
-          ticks: { callback: tickLabel(4), autoSkip: false },
+          ticks: { callback: tickLabel(4), autoSkip: false, sampleSize: 4 },
         },
       },
       plugins: {
