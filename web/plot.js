@@ -172,16 +172,14 @@ export function createPlot(figure) {
           min: SWEEP.lo,
           max: SWEEP.hi,
           title: { display: true, text: 'magnitude of the positional signal' },
-          // sampleSize: Chart.js measures every label on every update (a
-          // slider step too) unless told to sample; these labels are alike
-          ticks: { callback: tickLabel(3), autoSkip: false, maxRotation: 0, sampleSize: 4 },
+          ticks: { callback: tickLabel(3), autoSkip: false, maxRotation: 0 },
         },
         y: {
           type: 'logarithmic',
           min: FLOOR,
           max: Y_MAX,
           title: { display: true, text: 'cosine distance, A vs B' },
-          ticks: { callback: tickLabel(4), autoSkip: false, sampleSize: 4 },
+          ticks: { callback: tickLabel(4), autoSkip: false },
         },
       },
       plugins: {
