@@ -2,7 +2,7 @@
 // the canvas (screen readers, and anyone who wants the figures): one row per
 // power of ten of the sweep, with the cosine distance and the np.allclose
 // verdict (as words) for the plotted word and the sentence mean. Rebuilt only
-// when the sweep or the plotted word changes. No innerHTML: text only.
+// when the sweep or the plotted word changes. Text goes in through textContent only.
 import { sig, decadeOf } from './format.js';
 
 const verdictText = (p) => (p === undefined ? '–' : p.allclose ? 'True' : 'False');

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 
-import { SITE, ARTIFACTS, serveDir, launch } from './harness.mjs';
+import { SITE, ARTIFACTS, serveDir, launch, settled } from './harness.mjs';
 
 let server;
 let origin;
@@ -60,12 +60,6 @@ async function open(url = '/', { width = 1280, height = 900, colorScheme = 'ligh
 
 // Waits until the chart shows the current state (its sweep is computed just
 // after the verdicts are painted).
-async function settled(page) {
-  await page.waitForFunction(() => {
-    const plot = document.getElementById('plot');
-    return plot.hidden || plot.getAttribute('aria-busy') === 'false';
-  });
-}
 
 // What the verdict table shows: one entry per row, the mean last.
 function table(page) {

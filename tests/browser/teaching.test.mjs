@@ -11,7 +11,7 @@ import { mkdir } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
-import { SITE, ARTIFACTS, serveDir, launch } from './harness.mjs';
+import { SITE, ARTIFACTS, serveDir, launch, settled } from './harness.mjs';
 
 // The same modules the page runs, under Node, for the expected values.
 const { createLab } = await import(`${SITE}/poslab.js`);
@@ -63,12 +63,6 @@ async function open(url = '/', { width = 1280, height = 900, colorScheme = 'ligh
   };
 }
 
-async function settled(page) {
-  await page.waitForFunction(() => {
-    const plot = document.getElementById('plot');
-    return plot.hidden || plot.getAttribute('aria-busy') === 'false';
-  });
-}
 
 const table = (page) => page.$$eval('#verdict-rows tr', (rows) => rows.map((r) => ({
   word: r.querySelector('.w').textContent,
