@@ -241,8 +241,8 @@ table(['machine', ''], [
   ['CPU', `${machine.cpu} (${machine.family}), ${machine.mhz} MHz, ${machine.simd}`],
   ['cores', `${machine.cores}; load average ${machine.loadStart.map((x) => x.toFixed(2)).join(' ')} at the start, ` +
             `${machine.loadEnd.map((x) => x.toFixed(2)).join(' ')} at the end`],
-  ['native', `${machine.gcc}, as CMakeLists.txt builds it (-O2 -ffp-contract=off), one thread`],
-  ['WebAssembly', `${machine.emcc}, as CMakeLists.txt builds it (objects -O2, no SIMD); Node ${machine.node}`],
+  ['native', `${machine.gcc}, as CMakeLists.txt builds it (-O3 -ffp-contract=off), one thread`],
+  ['WebAssembly', `${machine.emcc}, as CMakeLists.txt builds it (objects -O3 with -msimd128, linked -Oz); Node ${machine.node}`],
   ['NumPy', `${numpyInfo.numpy} (Debian python3-numpy, /usr/bin/python3) on ${blasName(numpyInfo)}; ` +
             `DGEMM ${numpyInfo.dgemm_n}² ${num(numpyInfo.dgemm_gflops)} GFLOP/s`],
   ['NumPy on OpenBLAS', openblasInfo
