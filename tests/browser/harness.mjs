@@ -2,6 +2,7 @@
 // server for a folder with optional extra headers, Chromium with the flags
 // that work on these machines, and a watcher that collects everything a page
 // should never do. Not a test file itself (make test-browser runs *.test.mjs).
+import assert from 'node:assert/strict';
 import http from 'node:http';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -106,5 +107,40 @@ export function random(seed) {
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+// Opens `url` of the site at `origin` in a new page of `context`, waits for
+// the verdicts and the chart; `done()` closes it and fails the test on any
+// problem seen (console error, uncaught error, dialog, failed request or a
+// request to another host).
+export async function openPage(context, origin, url = '/', { width = 1280, height = 900, colorScheme = 'light' } = {}) {
+  const page = await context.newPage();
+  await page.setViewportSize({ width, height });
+  await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' });
+  page.setDefaultTimeout(10000);
+  const problems = [];
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.origin !== origin && u.protocol !== 'data:' && u.protocol !== 'blob:') {
+      problems.push(`request to another host: ${u.href.slice(0, 100)}`);
+    }
+  });
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+  page.on('dialog', (d) => { problems.push(`dialog opened: ${d.message()}`); d.dismiss(); });
+  page.on('requestfailed', (r) => {
+    if (new URL(r.url()).origin === origin) problems.push(`failed request: ${r.url()}`);
+  });
+  await page.goto(origin + url, { waitUntil: 'domcontentloaded' });
+  await page.waitForSelector('html[data-ready]', { state: 'attached' });
+  await settled(page);
+  return {
+    page,
+    problems,
+    async done() {
+      await page.close();
+      assert.deepEqual(problems, [], 'the page reported problems');
+    },
   };
 }

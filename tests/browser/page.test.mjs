@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 
-import { SITE, ARTIFACTS, serveDir, launch, settled } from './harness.mjs';
+import { SITE, ARTIFACTS, serveDir, launch, settled, openPage } from './harness.mjs';
 
 let server;
 let origin;
@@ -26,37 +26,7 @@ after(async () => {
   server?.close();
 });
 
-// Opens the page; `done()` closes it and fails the test on any problem seen.
-async function open(url = '/', { width = 1280, height = 900, colorScheme = 'light' } = {}) {
-  const page = await context.newPage();
-  await page.setViewportSize({ width, height });
-  await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' });
-  page.setDefaultTimeout(10000);
-  const problems = [];
-  page.on('request', (r) => {
-    const u = new URL(r.url());
-    if (u.origin !== origin && u.protocol !== 'data:' && u.protocol !== 'blob:') {
-      problems.push(`request to another host: ${u.href.slice(0, 100)}`);
-    }
-  });
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
-  page.on('dialog', (d) => { problems.push(`dialog opened: ${d.message()}`); d.dismiss(); });
-  page.on('requestfailed', (r) => {
-    if (new URL(r.url()).origin === origin) problems.push(`failed request: ${r.url()}`);
-  });
-  await page.goto(origin + url, { waitUntil: 'domcontentloaded' });
-  await page.waitForSelector('html[data-ready]', { state: 'attached' });
-  await settled(page);
-  return {
-    page,
-    problems,
-    async done() {
-      await page.close();
-      assert.deepEqual(problems, [], 'the page reported problems');
-    },
-  };
-}
+const open = (url, options) => openPage(context, origin, url, options);
 
 // Waits until the chart shows the current state (its sweep is computed just
 // after the verdicts are painted).

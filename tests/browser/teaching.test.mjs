@@ -11,7 +11,7 @@ import { mkdir } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
-import { SITE, ARTIFACTS, serveDir, launch, settled } from './harness.mjs';
+import { SITE, ARTIFACTS, serveDir, launch, settled, openPage } from './harness.mjs';
 
 // The same modules the page runs, under Node, for the expected values.
 const { createLab } = await import(`${SITE}/poslab.js`);
@@ -38,30 +38,7 @@ after(async () => {
   server?.close();
 });
 
-async function open(url = '/', { width = 1280, height = 900, colorScheme = 'light', ctx = context } = {}) {
-  const page = await ctx.newPage();
-  await page.setViewportSize({ width, height });
-  await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' });
-  page.setDefaultTimeout(10000);
-  const problems = [];
-  page.on('request', (r) => {
-    const u = new URL(r.url());
-    if (u.origin !== origin && u.protocol !== 'data:' && u.protocol !== 'blob:') problems.push(`request to another host: ${u.href.slice(0, 100)}`);
-  });
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
-  page.on('dialog', (d) => { problems.push(`dialog opened: ${d.message()}`); d.dismiss(); });
-  await page.goto(origin + url, { waitUntil: 'domcontentloaded' });
-  await page.waitForSelector('html[data-ready]', { state: 'attached' });
-  await settled(page);
-  return {
-    page,
-    async done() {
-      await page.close();
-      assert.deepEqual(problems, [], 'the page reported problems');
-    },
-  };
-}
+const open = (url, { ctx = context, ...options } = {}) => openPage(ctx, origin, url, options);
 
 
 const table = (page) => page.$$eval('#verdict-rows tr', (rows) => rows.map((r) => ({
