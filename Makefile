@@ -59,11 +59,19 @@ wasm: deps
 # Page JS and CSS are minified (source maps beside them); Chart.js is bundled
 # with only the parts plot.js uses (web/vendor/chart.entry.js).
 ESBUILD := node_modules/.bin/esbuild --log-level=warning
+PAGE_SRC := $(BUILD)/page-src
 site: wasm
-	rm -rf $(SITE)
-	mkdir -p $(SITE)/vendor
+	rm -rf $(SITE) $(PAGE_SRC)
+	mkdir -p $(SITE)/vendor $(PAGE_SRC)
 	cp web/*.html web/*.svg web/package.json $(SITE)/
-	$(ESBUILD) web/*.js web/*.css --minify --sourcemap --target=es2022 --outdir=$(SITE)
+	# The page's modules and the Emscripten glue as one file: one request, and
+	# no module graph to discover before the lab can start.
+	cp web/*.js $(BUILD)/wasm/poslab-core.js $(PAGE_SRC)/
+	$(ESBUILD) $(PAGE_SRC)/main.js --bundle --format=esm --external:./vendor/chart.min.js --external:node:* \
+	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/main.js
+	# The wrapper on its own, for scripts that import it (spec/interfaces.md).
+	$(ESBUILD) web/poslab.js --minify --sourcemap --target=es2022 --outfile=$(SITE)/poslab.js
+	$(ESBUILD) web/style.css --minify --sourcemap --outfile=$(SITE)/style.css
 	$(ESBUILD) web/vendor/chart.entry.js --bundle --minify --format=iife --target=es2020 \
 	  --legal-comments=eof --outfile=$(SITE)/vendor/chart.min.js
 	cp node_modules/chart.js/LICENSE.md $(SITE)/vendor/chart.js-LICENSE.md

@@ -6,13 +6,7 @@
 // by the word pairing, so that with positions off the two are visibly the
 // same matrix. Words reach the DOM only through textContent.
 import { sig, ROUNDING_LEVEL } from './format.js';
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
+import { el, setText, setHidden } from './dom.js';
 
 // The weight as the cell shows it: exact zeros (masked) as "0".
 export const weightText = (w) => (w === null ? 'nan' : w === 0 ? '0' : w.toFixed(2));
@@ -64,7 +58,7 @@ function fill(table, labels, matrix) {
     values.forEach((w, j) => {
       const cell = rows[i].cells[j + 1];
       const text = weightText(w);
-      if (cell.textContent !== text) cell.textContent = text;
+      setText(cell, text);
       cell.style.setProperty('--w', String(w ?? 0));
       cell.classList.toggle('hot', (w ?? 0) > 0.55);
     });
@@ -90,7 +84,7 @@ export function createHeatmaps(section) {
     section.querySelector('.heatmaps').style.setProperty('--n', String(Math.max(wordsA.length, wordsB.length)));
     fill(tableA, wordsA.map((word, at) => ({ word, at })), A);
     align.disabled = !result.permutation;
-    alignHint.hidden = result.permutation;
+    setHidden(alignHint, result.permutation);
     const lined = align.checked && result.permutation;
     section.classList.toggle('lined-up', lined);
     let text;
@@ -112,7 +106,7 @@ export function createHeatmaps(section) {
         ? 'Rows and columns follow each sentence’s own word order. Line B up in A’s order to compare like with like.'
         : 'Sentence B is not a reordering of A, so the two cannot be lined up word for word.';
     }
-    if (note.textContent !== text) note.textContent = text;
+    setText(note, text);
   }
 
   return { render };

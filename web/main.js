@@ -14,6 +14,7 @@ import { createTour } from './tour.js';
 import { createHeatmaps } from './heatmap.js';
 import { createPermutation, createBaseline } from './permutation.js';
 import { createExport } from './export.js';
+import { setText, setHidden, setAttr } from './dom.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -63,10 +64,6 @@ const isOpen = (id) => !view.hide.has($(id).dataset.group) && $(id).open;
 
 // ---- drawing -------------------------------------------------------------
 
-function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
-}
-
 function showNotice(items) {
   const list = $('notice-list');
   list.replaceChildren(...items.map(({ label, value, reason }) => {
@@ -74,7 +71,7 @@ function showNotice(items) {
     li.textContent = `${label} (“${value}”): ${reason}`;
     return li;
   }));
-  $('notice').hidden = items.length === 0;
+  setHidden($('notice'), items.length === 0);
 }
 
 function fail(what, error) {
@@ -94,8 +91,8 @@ function showTyped(name) {
     const text = bad ? bad.raw : String(state[name]);
     if (input.value !== text) input.value = text;
   }
-  input.setAttribute('aria-invalid', String(Boolean(bad)));
-  message.hidden = !bad;
+  setAttr(input, 'aria-invalid', String(Boolean(bad)));
+  setHidden(message, !bad);
   if (bad) {
     message.replaceChildren();
     const strong = document.createElement('strong');
@@ -119,7 +116,7 @@ function showControls() {
   const exponent = state.scale > 0 ? Math.log10(state.scale) : SLIDER.min;
   const position = Math.min(SLIDER.max, Math.max(SLIDER.min, exponent));
   if (document.activeElement !== slider && Math.abs(Number(slider.value) - position) > 1e-9) slider.value = String(position);
-  slider.setAttribute('aria-valuetext', sig(state.scale));
+  setAttr(slider, 'aria-valuetext', sig(state.scale));
   // The word to follow: one option per word of sentence A.
   const select = $('plot-word');
   const words = wordsOf(state.a);
@@ -162,7 +159,7 @@ function scheduleSweep() {
 
 function renderTour(result) {
   const touring = tourStep > 0 && !view.hide.has('tour');
-  $('tour-start').hidden = touring || view.hide.has('tour');
+  setHidden($('tour-start'), touring || view.hide.has('tour'));
   if (!touring) {
     tour.hide();
     const resume = storedTourStep();
@@ -181,7 +178,7 @@ function renderTour(result) {
 function render() {
   const hash = currentHash();
   if (window.location.hash.slice(1) !== hash) window.history.replaceState(null, '', `#${hash}`);
-  $('open-full').href = viewUrl(hash);
+  setAttr($('open-full'), 'href', viewUrl(hash));
   showControls();
 
   let result;
@@ -383,17 +380,16 @@ async function start() {
   wire();
   $('startup').hidden = true;
   render();
-  // The verdicts first; the chart (Chart.js set-up and first draw) a frame
-  // later, so that opening the page shows its answer as soon as it can.
+  // The verdicts first; Chart.js (a third of the page's bytes) is loaded and
+  // set up after them, so that opening the page shows its answer as soon as it can.
   if (!view.hide.has('plot')) {
-    requestAnimationFrame(() => setTimeout(() => {
-      try {
-        plot = createPlot($('plot'));
-      } catch (e) {
-        fail('The chart could not start', e);
-      }
-      render();
-    }, 0));
+    try {
+      await import('./vendor/chart.min.js'); // defines window.Chart
+      plot = createPlot($('plot'));
+    } catch (e) {
+      fail('The chart could not start', e);
+    }
+    render();
   }
 }
 

@@ -8,17 +8,17 @@
 //     vectors) compared between the sentences: cosine similarity 1 for any
 //     reordering, the same blindness in a simpler model.
 import { sig, ROUNDING_LEVEL } from './format.js';
-
-function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
-}
+import { setText, setHidden } from './dom.js';
 
 const quoted = (word) => `“${word}”`;
 
 // holds: true / false / null, shown with an icon so colour is not the only signal.
 function setBadge(node, holds, words = ['holds', 'breaks']) {
-  node.classList.remove('is-true', 'is-false', 'is-none');
-  node.classList.add(holds === true ? 'is-true' : holds === false ? 'is-false' : 'is-none');
+  const kind = holds === true ? 'is-true' : holds === false ? 'is-false' : 'is-none';
+  if (!node.classList.contains(kind)) { // a class change restyles the :has() boxes
+    node.classList.remove('is-true', 'is-false', 'is-none');
+    node.classList.add(kind);
+  }
   setText(node.querySelector('.icon'), holds === true ? '✓' : holds === false ? '✗' : '–');
   setText(node.querySelector('.text'), holds === true ? words[0] : holds === false ? words[1] : 'n/a');
 }
@@ -50,7 +50,7 @@ export function createPermutation(section) {
 
   function render(result, state) {
     const facts = permutationFacts(result);
-    props.hidden = !facts;
+    setHidden(props, !facts);
     if (!facts) {
       setText(order, 'Sentence B is not a reordering of sentence A (the words differ), so there is no ' +
         'reordering to follow. Use the same words in another order.');

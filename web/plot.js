@@ -1,12 +1,15 @@
 // plot.js - the Chart.js chart: cosine distance against magnitude (both axes
 // logarithmic) for the plotted word and the sentence mean, a marker at the
 // current magnitude, and shading where np.allclose is True for the word.
-// Created once, then updated with chart.update('none'). Colours come from CSS
+// Created once. A new sweep, word or threshold goes through chart.update(),
+// which lays the chart out again; a slider step only moves the marker, which
+// a plugin draws, so it costs a chart.draw() and no layout. Colours come from CSS
 // custom properties, so dark mode works. Chart.js is the classic script
 // vendor/chart.min.js (built from web/vendor/chart.entry.js), which defines window.Chart.
 import { sig, powerOfTen, decadeOf } from './format.js';
 import { SWEEP, THRESHOLD_RANGE } from './model.js';
 import { createChartTable } from './chart_table.js';
+import { setText, setHidden, setAttr } from './dom.js';
 
 // Cosine distances of 0 or tiny negatives (rounding) cannot sit on a log
 // axis; they are drawn on this floor, and the tooltip says so.
@@ -119,9 +122,47 @@ const shadePlugin = {
   },
 };
 
+// A log axis gets a tick at 1, 2, ... 9 of every decade; only whole decades
+// are kept (a grid line each), because Chart.js sets the font and measures
+// every tick on each update, and ~280 ticks made that most of a slider step.
+const decadesOnly = (axis) => {
+  axis.ticks = axis.ticks.filter((t) => decadeOf(t.value) !== null);
+};
+// The current magnitude: a dashed vertical line and today's value of each
+// curve on it. Drawn here rather than as datasets, so that a slider step needs
+// no chart.update(): `now` is read at every draw.
+function nowPlugin(now) {
+  return {
+    id: 'poslabNow',
+    afterDatasetsDraw(chart) {
+      const { ctx, chartArea: area, scales: { x, y } } = chart;
+      if (!area || now.x === null) return;
+      const px = x.getPixelForValue(now.x);
+      ctx.save();
+      ctx.strokeStyle = now.markerColor;
+      ctx.lineWidth = 2;
+      ctx.setLineDash([2, 3]);
+      ctx.beginPath();
+      ctx.moveTo(px, area.top);
+      ctx.lineTo(px, area.bottom);
+      ctx.stroke();
+      ctx.setLineDash([]);
+      ctx.lineWidth = 2;
+      ctx.strokeStyle = now.background;
+      for (const { y: value, radius, curve } of now.points) {
+        ctx.fillStyle = now.colors[curve];
+        ctx.beginPath();
+        ctx.arc(px, y.getPixelForValue(value), radius, 0, 2 * Math.PI);
+        ctx.fill();
+        ctx.stroke();
+      }
+      ctx.restore();
+    },
+  };
+}
+
 const tickLabel = (every) => (value) => {
   const exp = decadeOf(value);
-  if (exp === null) return null; // no label and no grid line
   return exp % every === 0 ? powerOfTen(exp) : '';
 };
 
@@ -149,6 +190,11 @@ export function createPlot(figure) {
   const legendMarker = figure.querySelector('.legend-marker');
   const table = createChartTable(figure.querySelector('.chart-data'));
   const { Chart } = window;
+  // What the marker plugin draws: x (null: positional information is off)
+  // and one point per curve, {label, x, y (floored), value, allclose, radius,
+  // curve: 'word' or 'mean'}; colours from the theme.
+  const now = { x: null, points: [], markerColor: '', background: '', colors: {} };
+  let laidOut = { sweep: null, key: '' }; // what the last chart.update() laid out
 
   const chart = new Chart(canvas, {
     type: 'line',
@@ -156,9 +202,6 @@ export function createPlot(figure) {
       datasets: [
         { label: 'word', data: [], borderWidth: 3, pointRadius: 0, pointHitRadius: 6, tension: 0, spanGaps: false },
         { label: 'sentence mean', data: [], borderWidth: 2.5, borderDash: [7, 5], pointRadius: 0, pointHitRadius: 6, tension: 0 },
-        { label: 'current magnitude', data: [], borderWidth: 2, borderDash: [2, 3], pointRadius: 0, pointHitRadius: 0 },
-        { label: '_word now', data: [], showLine: false, pointRadius: 6, pointBorderWidth: 2, pointHoverRadius: 7 },
-        { label: '_mean now', data: [], showLine: false, pointRadius: 5, pointBorderWidth: 2, pointHoverRadius: 6 },
       ],
     },
     options: {
@@ -172,6 +215,7 @@ export function createPlot(figure) {
           min: SWEEP.lo,
           max: SWEEP.hi,
           title: { display: true, text: 'magnitude of the positional signal' },
+          afterBuildTicks: decadesOnly,
           ticks: { callback: tickLabel(3), autoSkip: false, maxRotation: 0 },
         },
         y: {
@@ -179,6 +223,7 @@ export function createPlot(figure) {
           min: FLOOR,
           max: Y_MAX,
           title: { display: true, text: 'cosine distance, A vs B' },
+          afterBuildTicks: decadesOnly,
           ticks: { callback: tickLabel(4), autoSkip: false },
         },
       },
@@ -187,13 +232,11 @@ export function createPlot(figure) {
         // re-measures its text on every update, a slider step included.
         legend: { display: false },
         tooltip: {
-          filter: (item) => item.datasetIndex <= 1 || item.datasetIndex >= 3,
           callbacks: {
             title: (items) => (items.length ? `magnitude ${sig(items[0].parsed.x)}` : ''),
             label: (item) => {
               const { value, allclose } = item.raw;
-              const name = item.datasetIndex === 3 ? item.chart.data.datasets[0].label
-                : item.datasetIndex === 4 ? 'sentence mean' : item.dataset.label;
+              const name = item.dataset.label;
               const floor = value !== null && value < FLOOR ? ` (drawn at ${powerOfTen(-17)})` : '';
               const verdict = allclose === undefined ? '' : `, np.allclose ${allclose ? 'True' : 'False'}`;
               return `${name}: ${sig(value)}${floor}${verdict}`;
@@ -201,9 +244,10 @@ export function createPlot(figure) {
           },
         },
         poslabShade: { ranges: [] },
+        poslabNow: now, // read by nowPlugin at every draw; here so tests can see it
       },
     },
-    plugins: [shadePlugin],
+    plugins: [shadePlugin, nowPlugin(now)],
   });
 
   // Colours and fonts from the page's CSS (light or dark).
@@ -224,14 +268,13 @@ export function createPlot(figure) {
     o.plugins.tooltip.bodyFont = font;
     const word = css(figure, '--plot-word');
     const mean = css(figure, '--plot-mean');
-    const marker = css(figure, '--plot-marker');
     const bg = css(figure, '--panel');
-    const [w, m, now, wNow, mNow] = chart.data.datasets;
+    const [w, m] = chart.data.datasets;
     Object.assign(w, { borderColor: word, backgroundColor: word });
     Object.assign(m, { borderColor: mean, backgroundColor: mean });
-    Object.assign(now, { borderColor: marker, backgroundColor: marker });
-    Object.assign(wNow, { pointBackgroundColor: word, pointBorderColor: bg, borderColor: word, backgroundColor: word });
-    Object.assign(mNow, { pointBackgroundColor: mean, pointBorderColor: bg, borderColor: mean, backgroundColor: mean });
+    now.markerColor = css(figure, '--plot-marker');
+    now.colors = { word, mean };
+    now.background = bg;
     Object.assign(o.plugins.poslabShade, {
       trueColor: css(figure, '--true-shade'),
       trueEdge: css(figure, '--true'),
@@ -268,57 +311,66 @@ export function createPlot(figure) {
     const pair = result.pairs[sel];
     const word = `“${pair.word}”`;
     const paired = pair.index_b !== null;
-    const [w, m, now, wNow, mNow] = chart.data.datasets;
-    w.label = word;
-    if (legendWord.textContent !== word) legendWord.textContent = word;
-    legendMarker.hidden = !state.positions;
-    figure.setAttribute('aria-busy', String(Boolean(pending)));
-    if (sweep) {
-      w.data = paired ? points(sweep.scales, sweep.pairs[sel]) : [];
-      m.data = points(sweep.scales, sweep.mean);
-      chart.options.plugins.poslabShade.ranges = paired
-        ? trueRanges(sweep.scales, sweep.pairs[sel].map((p) => p.allclose)) : [];
-    }
-    // The marker and today's values move with every slider step.
-    const x = state.positions ? onAxis(state.scale) : null;
-    const xNow = x ?? SWEEP.lo;
-    now.data = state.positions ? [{ x, y: FLOOR, value: null }, { x, y: Y_MAX, value: null }] : [];
-    now.hidden = !state.positions;
-    const nowPoint = (f) => ({ x: xNow, y: Math.max(f.cosine_distance ?? FLOOR, FLOOR), value: f.cosine_distance, allclose: f.allclose });
-    wNow.data = paired && state.positions ? [nowPoint(pair)] : [];
-    mNow.data = state.positions ? [nowPoint(result.mean)] : [];
+    const [w, m] = chart.data.datasets;
+    setText(legendWord, word);
+    setHidden(legendMarker, !state.positions);
+    setAttr(figure, 'aria-busy', String(Boolean(pending)));
     const shade = chart.options.plugins.poslabShade;
     const known = (t) => state.positions && t !== null && t !== undefined;
-    shade.thresholds = [
+    const thresholds = [
       ...(paired && known(threshold) ? [{ name: 'word', value: threshold, color: shade.wordColor, label: `${word} ≈ ${sig(threshold, 2)}` }] : []),
       ...(known(meanThreshold) ? [{ name: 'mean', value: meanThreshold, color: shade.meanColor, label: `mean ≈ ${sig(meanThreshold, 2)}` }] : []),
     ];
-    chart.update('none');
+    // The marker and today's values move with every slider step.
+    now.x = state.positions ? onAxis(state.scale) : null;
+    const nowPoint = (label, f, radius, curve) => ({
+      label, x: now.x, y: Math.max(f.cosine_distance ?? FLOOR, FLOOR), value: f.cosine_distance, allclose: f.allclose, radius, curve,
+    });
+    now.points = state.positions ? [
+      ...(paired ? [nowPoint(word, pair, 6, 'word')] : []),
+      nowPoint('sentence mean', result.mean, 5, 'mean'),
+    ] : [];
+    // Anything but the marker changes what Chart.js lays out.
+    const key = JSON.stringify([sel, word, paired, thresholds]);
+    if ((sweep && sweep !== laidOut.sweep) || key !== laidOut.key) {
+      laidOut = { sweep: sweep ?? laidOut.sweep, key };
+      w.label = word;
+      if (sweep) {
+        w.data = paired ? points(sweep.scales, sweep.pairs[sel]) : [];
+        m.data = points(sweep.scales, sweep.mean);
+        shade.ranges = paired ? trueRanges(sweep.scales, sweep.pairs[sel].map((p) => p.allclose)) : [];
+      }
+      shade.thresholds = thresholds;
+      chart.update('none');
+    } else {
+      chart.draw();
+    }
     table.update(sweep, sel, word, paired);
 
     // What the chart cannot say by itself.
-    overlay.hidden = state.positions;
+    setHidden(overlay, state.positions);
     if (!state.positions) {
-      overlay.querySelector('.overlay-text').textContent = state.causal
+      setText(overlay.querySelector('.overlay-text'), state.causal
         ? 'Positional information is off, so the magnitude changes nothing and the lines are flat. ' +
           'They sit high because the causal mask already makes the outputs differ.'
         : 'Positional information is off: every magnitude gives identical outputs, so the lines ' +
-          'lie flat at rounding level.';
+          'lie flat at rounding level.');
     }
     const parts = [];
     if (!paired) parts.push(`${word} has no partner in sentence B; only the sentence mean is drawn.`);
     if (known(threshold) && paired) parts.push(thresholdText(word, threshold));
     if (known(meanThreshold)) parts.push(thresholdText('the sentence mean', meanThreshold));
-    const drawn = shade.thresholds.filter((t) => t.value >= SWEEP.lo && t.value <= SWEEP.hi).length;
-    if (drawn) parts.push(`Dashed lines mark ${drawn === 1 ? 'this threshold' : 'these thresholds'}.`);
+    const dashed = thresholds.filter((t) => t.value >= SWEEP.lo && t.value <= SWEEP.hi).length;
+    if (dashed) parts.push(`Dashed lines mark ${dashed === 1 ? 'this threshold' : 'these thresholds'}.`);
     if (state.positions && (state.scale < SWEEP.lo || state.scale > SWEEP.hi)) {
       parts.push(`The current magnitude, ${sig(state.scale)}, is off the plotted range; the marker sits at the edge.`);
     }
     parts.push('Distances of zero or below (pure rounding) are drawn on the bottom edge.');
-    caption.textContent = parts.join(' ');
-    canvas.setAttribute('aria-label', `Line chart of the cosine distance between ${word} in sentence A and in ` +
+    setText(caption, parts.join(' '));
+    const label = `Line chart of the cosine distance between ${word} in sentence A and in ` +
       'sentence B, and between the sentence means, against the magnitude of the positional signal from ' +
-      `1e-9 to 1000, both axes logarithmic. ${parts.slice(0, -1).join(' ')}`.trim());
+      `1e-9 to 1000, both axes logarithmic. ${parts.slice(0, -1).join(' ')}`.trim();
+    setAttr(canvas, 'aria-label', label);
   }
 
   function retheme() {

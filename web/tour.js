@@ -4,10 +4,7 @@
 // are in tour_steps.js; main.js owns the step number (it lives in the URL
 // hash) and the guesses. User text reaches the DOM only through textContent.
 import { STEPS, offSetup, revealAt } from './tour_steps.js';
-
-function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
-}
+import { setText, setHidden } from './dom.js';
 
 // root: the tour <section>; on: {guess(value), go(step), end()}.
 export function createTour(root, on) {
@@ -89,7 +86,7 @@ export function createTour(root, on) {
   }
 
   function hide() {
-    root.hidden = true;
+    setHidden(root, true);
     shown = 0;
   }
 

@@ -6,17 +6,7 @@
 // verdict flips: not every number of the table on every slider step.
 import { sig, ROUNDING_LEVEL } from './format.js';
 import { SCHEMES } from './state.js';
-
-function setText(el, text) {
-  if (el.textContent !== text) el.textContent = text;
-}
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
+import { setText, el, setHidden } from './dom.js';
 
 const quoted = (word) => `“${word}”`;
 
@@ -25,8 +15,11 @@ function setVerdict(node, verdict) {
   const kind = verdict === true ? 'is-true' : verdict === false ? 'is-false' : 'is-none';
   const icon = verdict === true ? '✓' : verdict === false ? '✗' : '–';
   const text = verdict === true ? 'True' : verdict === false ? 'False' : 'n/a';
-  node.classList.remove('is-true', 'is-false', 'is-none');
-  node.classList.add(kind);
+  // Touched only on a change: a class change restyles the :has() cards.
+  if (!node.classList.contains(kind)) {
+    node.classList.remove('is-true', 'is-false', 'is-none');
+    node.classList.add(kind);
+  }
   setText(node.querySelector('.icon'), icon);
   setText(node.querySelector('.text'), text);
 }
@@ -161,14 +154,14 @@ export function createVerdicts(root) {
       if (!notes.children[k]) notes.append(el('li'));
       setText(notes.children[k], line);
     });
-    notes.hidden = lines.length === 0;
+    setHidden(notes, lines.length === 0);
 
     // The table: one row per word of A, then the mean.
     while (rows.length > wordsA.length) rows.pop().remove();
     while (rows.length < wordsA.length) rows.push(makeRow());
     result.pairs.forEach((p, k) => {
       const row = rows[k];
-      row.dataset.index = String(k);
+      if (row.dataset.index !== String(k)) row.dataset.index = String(k);
       row.classList.toggle('selected', k === selected);
       fillRow(row, {
         word: p.word,

@@ -57,9 +57,15 @@ const card = (page, id) => page.$eval(`#${id}`, (c) => ({
 }));
 
 // The chart's datasets, read from Chart.js itself.
+// The chart's curves, and what its marker plugin draws at the current magnitude.
 const chartData = (page) => page.evaluate(() => {
   const chart = window.Chart.getChart(document.getElementById('chart'));
-  return chart.data.datasets.map((d) => ({ label: d.label, data: d.data.map((p) => ({ x: p.x, y: p.y, value: p.value })) }));
+  const { x, points } = chart.config.options.plugins.poslabNow;
+  return {
+    curves: chart.data.datasets.map((d) => ({ label: d.label, data: d.data.map((p) => ({ x: p.x, y: p.y, value: p.value })) })),
+    now: { x, points: points.map((p) => ({ label: p.label, x: p.x, y: p.y, value: p.value })) },
+    pixels: chart.canvas.toDataURL(),
+  };
 });
 
 async function type(page, selector, text) {
@@ -262,16 +268,17 @@ test('the chart follows the slider without recomputing the sweep', async () => {
   const { page, done } = await open('/');
   await switchOn(page, 'positions');
   const start = await chartData(page);
-  assert.deepEqual(start.map((d) => d.label), ['“man”', 'sentence mean', 'current magnitude', '_word now', '_mean now']);
-  assert.equal(start[0].data.length, 121);
-  assert.equal(start[0].data[0].x, 1e-9);
-  assert.equal(start[0].data[120].x, 1000);
+  assert.deepEqual(start.curves.map((d) => d.label), ['“man”', 'sentence mean']);
+  assert.equal(start.curves[0].data.length, 121);
+  assert.equal(start.curves[0].data[0].x, 1e-9);
+  assert.equal(start.curves[0].data[120].x, 1000);
   // The sweep agrees with the table at 1e-3 (the module's exercise 3).
-  const at = start[0].data.find((p) => Math.abs(Math.log10(p.x) + 3) < 1e-9);
+  const at = start.curves[0].data.find((p) => Math.abs(Math.log10(p.x) + 3) < 1e-9);
   assert.ok(Math.abs(at.value - 3.2350096464073275e-05) < 1e-12);
   // Rounding-level distances are drawn on a floor instead of vanishing.
-  assert.ok(start[1].data.every((p) => p.y === null || p.y >= 1e-17));
-  assert.equal(start[2].data[0].x, 0.5);
+  assert.ok(start.curves[1].data.every((p) => p.y === null || p.y >= 1e-17));
+  assert.equal(start.now.x, 0.5); // the marker
+  assert.deepEqual(start.now.points.map((p) => p.label), ['“man”', 'sentence mean']);
   // The shaded np.allclose-True region for "man" ends near the threshold the caption names.
   const ranges = await page.evaluate(() => window.Chart.getChart(document.getElementById('chart')).options.plugins.poslabShade.ranges);
   assert.equal(ranges.length, 1);
@@ -279,24 +286,33 @@ test('the chart follows the slider without recomputing the sweep', async () => {
   assert.ok(ranges[0][1] > 5e-8 && ranges[0][1] < 2e-7, String(ranges[0][1]));
   assert.match(await page.textContent('.chart-caption'), /only below a magnitude of about 9\.1e-08/);
 
+  // Slider steps redraw the marker without chart.update() (no new layout).
+  await page.evaluate(() => {
+    const chart = window.Chart.getChart(document.getElementById('chart'));
+    const update = chart.update;
+    window.chartUpdates = 0;
+    chart.update = function (...args) { window.chartUpdates += 1; return update.apply(this, args); };
+  });
   await page.focus('#scale-slider');
   for (let k = 0; k < 10; k++) await page.keyboard.press('ArrowLeft');
   await settled(page);
   const moved = await chartData(page);
   const scale = Number(await page.inputValue('#scale-text'));
   assert.ok(scale < 0.2 && scale > 0.1, `slider moved the magnitude to ${scale}`);
-  assert.notDeepEqual(moved, start);
-  assert.equal(moved[2].data[0].x, scale); // the marker
-  assert.notEqual(moved[3].data[0].y, start[3].data[0].y); // today's value for "man"
-  assert.deepEqual(moved[0].data, start[0].data); // same sweep: a slider step does not recompute it
+  assert.equal(await page.evaluate(() => window.chartUpdates), 0);
+  assert.notEqual(moved.pixels, start.pixels, 'the marker is redrawn');
+  assert.equal(moved.now.x, scale);
+  assert.notEqual(moved.now.points[0].y, start.now.points[0].y); // today's value for "man"
+  assert.deepEqual(moved.curves, start.curves); // same sweep: a slider step does not recompute it
   const shown = Number((await rowOf(page, 'man')).cosine);
-  assert.ok(Math.abs(shown - moved[3].data[0].value) <= 1e-3 * shown, 'the point on the chart is the table\'s value');
+  assert.ok(Math.abs(shown - moved.now.points[0].value) <= 1e-3 * shown, 'the point on the chart is the table\'s value');
 
   // Anything else recomputes the sweep.
   await page.check('input[name="scheme"][value="rope"]');
   await settled(page);
   const rope = await chartData(page);
-  assert.notDeepEqual(rope[0].data, start[0].data);
+  assert.notDeepEqual(rope.curves[0].data, start.curves[0].data);
+  assert.ok(await page.evaluate(() => window.chartUpdates) > 0);
   await done();
 });
 

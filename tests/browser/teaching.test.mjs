@@ -11,13 +11,14 @@ import { mkdir } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
-import { SITE, ARTIFACTS, serveDir, launch, settled, openPage } from './harness.mjs';
+import { ROOT, SITE, ARTIFACTS, serveDir, launch, settled, openPage } from './harness.mjs';
 
 // The same modules the page runs, under Node, for the expected values.
 const { createLab } = await import(`${SITE}/poslab.js`);
-const { numpyScript } = await import(`${SITE}/numpy_script.js`);
-const { THRESHOLD_RANGE, SWEEP, thresholdSearch } = await import(`${SITE}/model.js`);
-const { sig } = await import(`${SITE}/format.js`);
+// The page's DOM-free modules from their sources (the site bundles them).
+const { numpyScript } = await import(`${ROOT}web/numpy_script.js`);
+const { THRESHOLD_RANGE, SWEEP, thresholdSearch } = await import(`${ROOT}web/model.js`);
+const { sig } = await import(`${ROOT}web/format.js`);
 const lab = await createLab();
 
 let server;

@@ -1,4 +1,4 @@
-// The page's DOM-free modules under Node, from build/site: the state table
+// The page's DOM-free modules under Node, from web/: the state table
 // and its hash format, the number format, and the model's caching, checked
 // against the real WebAssembly lab. Faster and more thorough than driving
 // the browser for the same things.
@@ -6,12 +6,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 
+// The page's DOM-free modules from their sources; the wrapper as built.
 const SITE = fileURLToPath(new URL('../../build/site/', import.meta.url));
-const { defaultState, parseHash, toHash, sentenceProblem, wordsOf, PROPERTIES } = await import(`${SITE}state.js`);
-const { sig } = await import(`${SITE}format.js`);
-const { Model, SWEEP } = await import(`${SITE}model.js`);
+const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
+const { defaultState, parseHash, toHash, sentenceProblem, wordsOf, PROPERTIES } = await import(`${WEB}state.js`);
+const { sig } = await import(`${WEB}format.js`);
+const { Model, SWEEP } = await import(`${WEB}model.js`);
 const { createLab } = await import(`${SITE}poslab.js`);
-const { readView, iframeSnippet } = await import(`${SITE}embed.js`);
+const { readView, iframeSnippet } = await import(`${WEB}embed.js`);
 
 test('defaults are the course module\'s first experiment, positions off', () => {
   assert.deepEqual(defaultState(), {

@@ -7,15 +7,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 
+// The page's DOM-free modules from their sources; the wrapper as built.
 const SITE = fileURLToPath(new URL('../../build/site/', import.meta.url));
-const { defaultState, parseHash, parseView, toHash, TOUR_STEPS } = await import(`${SITE}state.js`);
-const { Model } = await import(`${SITE}model.js`);
+const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
+const { defaultState, parseHash, parseView, toHash, TOUR_STEPS } = await import(`${WEB}state.js`);
+const { Model } = await import(`${WEB}model.js`);
 const { createLab } = await import(`${SITE}poslab.js`);
-const { STEPS, followed, offSetup, revealAt } = await import(`${SITE}tour_steps.js`);
-const { toCsv, fileName } = await import(`${SITE}export.js`);
-const { permutationFacts } = await import(`${SITE}permutation.js`);
-const { lineUp, maxAbsDiff, weightText } = await import(`${SITE}heatmap.js`);
-const { GROUPS, readView, suggestedHeight } = await import(`${SITE}embed.js`);
+const { STEPS, followed, offSetup, revealAt } = await import(`${WEB}tour_steps.js`);
+const { toCsv, fileName } = await import(`${WEB}export.js`);
+const { permutationFacts } = await import(`${WEB}permutation.js`);
+const { lineUp, maxAbsDiff, weightText } = await import(`${WEB}heatmap.js`);
+const { GROUPS, readView, suggestedHeight } = await import(`${WEB}embed.js`);
 const lab = await createLab();
 
 const TF = (v) => (v ? 'True' : 'False');
