@@ -59,6 +59,36 @@ function storeTourStep(n) {
 
 // The hash for the state and the page view.
 const currentHash = () => toHash(state, { tour: tourStep });
+
+// The address mirrors the state. history.replaceState costs a few ms per
+// call, so while the state changes fast (a dragged slider, quick typing) the
+// hash is written at most every HASH_WRITE_MS, the last state always.
+// <html data-hash="pending"> marks a write still to come (tests wait for it).
+const HASH_WRITE_MS = 200;
+let hashWrittenAt = -Infinity;
+let hashTimer = null;
+
+function writeHash() {
+  clearTimeout(hashTimer);
+  hashTimer = null;
+  delete document.documentElement.dataset.hash;
+  const hash = currentHash();
+  if (window.location.hash.slice(1) === hash) return;
+  window.history.replaceState(null, '', `#${hash}`);
+  hashWrittenAt = performance.now();
+}
+
+function mirrorHash() {
+  if (hashTimer !== null || window.location.hash.slice(1) === currentHash()) return;
+  const wait = hashWrittenAt + HASH_WRITE_MS - performance.now();
+  if (wait <= 0) {
+    writeHash();
+  } else {
+    hashTimer = setTimeout(writeHash, wait);
+    document.documentElement.dataset.hash = 'pending';
+  }
+}
+
 // Whether a section is shown and open (its group not hidden by the embed).
 const isOpen = (id) => !view.hide.has($(id).dataset.group) && $(id).open;
 
@@ -134,20 +164,23 @@ function showControls() {
   $('presets').value = ''; // the menu is an action, not a setting
 }
 
+// The sweep and thresholds for the chart (a failure is shown once, not retried).
+function computeChart() {
+  try {
+    model.chartData(state);
+  } catch (e) {
+    sweepFailed = model.sweepKey(state);
+    fail('The chart could not be computed', e);
+  }
+}
+
 function scheduleSweep() {
   if (sweepQueued) return;
   sweepQueued = true;
   const run = () => {
     if (!sweepQueued) return; // already done by the other timer
     sweepQueued = false;
-    try {
-      model.sweep(state);
-      model.threshold(state, state.word);
-      model.threshold(state, -1); // the sentence mean
-    } catch (e) {
-      sweepFailed = model.sweepKey(state);
-      fail('The chart could not be computed', e);
-    }
+    computeChart();
     render();
   };
   // After the verdicts are painted, so typing never waits for the chart; the
@@ -177,7 +210,7 @@ function renderTour(result) {
 
 function render() {
   const hash = currentHash();
-  if (window.location.hash.slice(1) !== hash) window.history.replaceState(null, '', `#${hash}`);
+  mirrorHash();
   setAttr($('open-full'), 'href', viewUrl(hash));
   showControls();
 
@@ -199,11 +232,16 @@ function render() {
   exporter.render({ hasChart: Boolean(plot) });
 
   if (plot && !view.hide.has('plot')) {
-    const sweep = model.cachedSweep(state);
-    const threshold = model.cachedThreshold(state, state.word);
-    const meanThreshold = model.cachedThreshold(state, -1);
-    const missing = (!sweep || threshold === undefined || meanThreshold === undefined) &&
+    const cached = () => [model.cachedSweep(state), model.cachedThreshold(state, state.word), model.cachedThreshold(state, -1)];
+    let [sweep, threshold, meanThreshold] = cached();
+    let missing = (!sweep || threshold === undefined || meanThreshold === undefined) &&
       sweepFailed !== model.sweepKey(state);
+    // A small sentence's chart is drawn with its verdicts, in the same frame.
+    if (missing && model.chartDataIsQuick(state)) {
+      computeChart();
+      [sweep, threshold, meanThreshold] = cached();
+      missing = false;
+    }
     plot.update({ sweep, result, state, threshold: threshold ?? null, meanThreshold: meanThreshold ?? null, pending: missing });
     if (missing) scheduleSweep();
   }
@@ -335,6 +373,7 @@ function wire() {
   $('tour-start').addEventListener('click', () => goTour(storedTourStep() || 1));
   for (const id of ['heatmap', 'permutation', 'baseline']) $(id).addEventListener('toggle', () => render());
   $('heat-align').addEventListener('change', () => render());
+  window.addEventListener('pagehide', writeHash);
   window.addEventListener('hashchange', () => {
     if (window.location.hash.slice(1) === currentHash()) return;
     loadHash();
@@ -374,7 +413,7 @@ async function start() {
     result: () => model.verdict(state),
     everything: () => model.everything(state),
     chart: () => plot?.chart ?? null,
-    link: () => window.location.href,
+    link: () => { writeHash(); return window.location.href; },
   });
   loadHash();
   wire();

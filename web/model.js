@@ -1,7 +1,7 @@
 // model.js - the computation behind the page, with no DOM: turns the state
 // into the lab's config, runs the verdict on every change and the sweep only
 // when something other than the magnitude changed (both cached).
-import { MAX_SENTENCE_CHARS, NUL_PROBLEM } from './state.js';
+import { MAX_SENTENCE_CHARS, NUL_PROBLEM, wordsOf } from './state.js';
 
 // The plot's magnitudes: 10 per decade from 1e-9 to 1e3.
 export const SWEEP = { lo: 1e-9, hi: 1e3, count: 121 };
@@ -30,6 +30,14 @@ export function thresholdSearch(points, scales) {
   return { lo: scales[first - 1], hi: scales[first], relTol: THRESHOLD_RANGE.relTol };
 }
 
+// A chart update whose sweep and thresholds should take at most this long is
+// computed at once, in the same frame as the verdicts; a longer one waits a
+// frame, so typing never stalls behind it.
+export const QUICK_CHART_MS = 6;
+
+// The work of a sweep grows as words² × d (both sentences).
+const sweepWork = (state) => (wordsOf(state.a).length ** 2 + wordsOf(state.b).length ** 2) * state.dim;
+
 // A small map that forgets its oldest entries.
 class Cache {
   constructor(size) { this.size = size; this.map = new Map(); }
@@ -55,6 +63,7 @@ export class Model {
     this.fulls = new Cache(8); // with outputs and attention matrices, for the open views
     this.sweeps = new Cache(8); // switching positions off and on again is free
     this.thresholds = new Cache(64);
+    this.msPerWork = null; // measured on the last chart data computed
   }
 
   // The lab's config for a state. Positions off means scheme "none".
@@ -116,6 +125,22 @@ export class Model {
     if (cached) return cached;
     const result = this.lab.run({ ...this.configOf(state), sweep: SWEEP });
     return this.sweeps.set(key, result.sweep);
+  }
+
+  // Everything the chart shows beyond the verdicts: the sweep and the
+  // thresholds of the plotted word and of the mean. Timed, to predict the next.
+  chartData(state) {
+    const t0 = performance.now();
+    const fresh = this.cachedSweep(state) === undefined;
+    this.sweep(state);
+    this.threshold(state, state.word);
+    this.threshold(state, -1);
+    if (fresh) this.msPerWork = (performance.now() - t0) / sweepWork(state);
+  }
+
+  // Whether chartData(state) should fit in QUICK_CHART_MS, judged by the last one.
+  chartDataIsQuick(state) {
+    return this.msPerWork !== null && this.msPerWork * sweepWork(state) < QUICK_CHART_MS;
   }
 
   // What threshold(state, pair) would return, or undefined if not computed yet.

@@ -10,9 +10,10 @@ import { sig, powerOfTen, decadeOf } from './format.js';
 import { SWEEP, THRESHOLD_RANGE } from './model.js';
 import { createChartTable } from './chart_table.js';
 import { setText, setHidden, setAttr } from './dom.js';
+import { readoutPlugin, readoutLines } from './readout.js';
 
 // Cosine distances of 0 or tiny negatives (rounding) cannot sit on a log
-// axis; they are drawn on this floor, and the tooltip says so.
+// axis; they are drawn on this floor, and the hover readout says so.
 export const FLOOR = 1e-17;
 const Y_MAX = 10; // a cosine distance is at most 2
 const ROUNDING_BAND = 1e-15; // below this: floating-point rounding
@@ -166,7 +167,7 @@ const tickLabel = (every) => (value) => {
   return exp % every === 0 ? powerOfTen(exp) : '';
 };
 
-// Points for one sweep series; y is floored, the true value kept for tooltips.
+// Points for one sweep series; y is floored, the true value kept for the readout.
 function points(scales, series) {
   return scales.map((s, i) => {
     const v = series[i]?.cosine_distance;
@@ -195,20 +196,21 @@ export function createPlot(figure) {
   // curve: 'word' or 'mean'}; colours from the theme.
   const now = { x: null, points: [], markerColor: '', background: '', colors: {} };
   let laidOut = { sweep: null, key: '' }; // what the last chart.update() laid out
+  const readout = { index: null, lines: [], font: '', fontSize: 13, text: '', background: '', border: '' };
 
   const chart = new Chart(canvas, {
     type: 'line',
     data: {
       datasets: [
-        { label: 'word', data: [], borderWidth: 3, pointRadius: 0, pointHitRadius: 6, tension: 0, spanGaps: false },
-        { label: 'sentence mean', data: [], borderWidth: 2.5, borderDash: [7, 5], pointRadius: 0, pointHitRadius: 6, tension: 0 },
+        // Points are not drawn; the hover readout rings the one under the pointer.
+        { label: 'word', data: [], borderWidth: 3, pointRadius: 0, pointHoverRadius: 0, tension: 0, spanGaps: false },
+        { label: 'sentence mean', data: [], borderWidth: 2.5, borderDash: [7, 5], pointRadius: 0, pointHoverRadius: 0, tension: 0 },
       ],
     },
     options: {
       animation: false,
       responsive: true,
       maintainAspectRatio: false,
-      interaction: { mode: 'nearest', axis: 'x', intersect: false },
       scales: {
         x: {
           type: 'logarithmic',
@@ -231,23 +233,13 @@ export function createPlot(figure) {
         // The legend is HTML above the canvas (index.html): Chart.js's own
         // re-measures its text on every update, a slider step included.
         legend: { display: false },
-        tooltip: {
-          callbacks: {
-            title: (items) => (items.length ? `magnitude ${sig(items[0].parsed.x)}` : ''),
-            label: (item) => {
-              const { value, allclose } = item.raw;
-              const name = item.dataset.label;
-              const floor = value !== null && value < FLOOR ? ` (drawn at ${powerOfTen(-17)})` : '';
-              const verdict = allclose === undefined ? '' : `, np.allclose ${allclose ? 'True' : 'False'}`;
-              return `${name}: ${sig(value)}${floor}${verdict}`;
-            },
-          },
-        },
         poslabShade: { ranges: [] },
-        poslabNow: now, // read by nowPlugin at every draw; here so tests can see it
+        // read by their plugins at every draw; here so tests can see them
+        poslabNow: now,
+        poslabReadout: readout,
       },
     },
-    plugins: [shadePlugin, nowPlugin(now)],
+    plugins: [shadePlugin, nowPlugin(now), readoutPlugin(readout, FLOOR)],
   });
 
   // Colours and fonts from the page's CSS (light or dark).
@@ -264,8 +256,10 @@ export function createPlot(figure) {
       axis.grid = { color: grid };
       axis.border = { color: grid };
     }
-    o.plugins.tooltip.titleFont = font;
-    o.plugins.tooltip.bodyFont = font;
+    Object.assign(readout, {
+      font: `${font.size}px ${font.family}`, fontSize: font.size, text: css(figure, '--fg'),
+      background: css(figure, '--panel'), border: css(figure, '--muted'),
+    });
     const word = css(figure, '--plot-word');
     const mean = css(figure, '--plot-mean');
     const bg = css(figure, '--panel');
@@ -341,6 +335,7 @@ export function createPlot(figure) {
         shade.ranges = paired ? trueRanges(sweep.scales, sweep.pairs[sel].map((p) => p.allclose)) : [];
       }
       shade.thresholds = thresholds;
+      if (readout.index !== null) readout.lines = readoutLines(chart.data.datasets, readout.index, FLOOR);
       chart.update('none');
     } else {
       chart.draw();

@@ -89,7 +89,8 @@ export async function settled(target) {
   await target.waitForSelector('html[data-ready]', { state: 'attached' });
   await target.waitForFunction(() => {
     const plot = document.getElementById('plot');
-    return !plot || plot.hidden || plot.getAttribute('aria-busy') !== 'true';
+    const hashWritten = document.documentElement.dataset.hash !== 'pending';
+    return hashWritten && (!plot || plot.hidden || plot.getAttribute('aria-busy') !== 'true');
   });
 }
 

@@ -286,6 +286,19 @@ test('the chart follows the slider without recomputing the sweep', async () => {
   assert.ok(ranges[0][1] > 5e-8 && ranges[0][1] < 2e-7, String(ranges[0][1]));
   assert.match(await page.textContent('.chart-caption'), /only below a magnitude of about 9\.1e-08/);
 
+  // Pointing at the chart reads the curves out at the magnitude under the pointer.
+  await page.locator('#chart').scrollIntoViewIfNeeded();
+  const box = await page.locator('#chart').boundingBox();
+  const px = await page.evaluate(() => window.Chart.getChart(document.getElementById('chart')).scales.x.getPixelForValue(1e-3));
+  await page.mouse.move(box.x + px + 1, box.y + box.height / 2);
+  const readout = () => page.evaluate(() => window.Chart.getChart(document.getElementById('chart')).config.options.plugins.poslabReadout.lines);
+  await page.waitForFunction(() => window.Chart.getChart(document.getElementById('chart')).config.options.plugins.poslabReadout.index !== null);
+  assert.deepEqual(await readout(), ['magnitude 0.001', '“man”: 3.235e-05, np.allclose False', 'sentence mean: 6.805e-05, np.allclose False']);
+  const meanAt = start.curves[1].data.find((p) => Math.abs(Math.log10(p.x) + 3) < 1e-9);
+  assert.equal(meanAt.value.toExponential(3), '6.805e-5'); // the readout shows the plotted point
+  await page.mouse.move(box.x - 20, box.y - 20); // off the chart: the readout goes
+  await page.waitForFunction(() => window.Chart.getChart(document.getElementById('chart')).config.options.plugins.poslabReadout.index === null);
+
   // Slider steps redraw the marker without chart.update() (no new layout).
   await page.evaluate(() => {
     const chart = window.Chart.getChart(document.getElementById('chart'));

@@ -295,7 +295,9 @@ test('a hostile URL hash always ends in a valid state that says what it ignored'
       const seen = window.location.hash; // as the browser encoded it
       if (seen !== before) await changed; // the page's own listener has run by then
       const plot = document.getElementById('plot');
-      for (let k = 0; k < 400 && plot && !plot.hidden && plot.getAttribute('aria-busy') === 'true'; k++) {
+      const waiting = () => (plot && !plot.hidden && plot.getAttribute('aria-busy') === 'true') ||
+        document.documentElement.dataset.hash === 'pending'; // the chart, and the hash written back
+      for (let k = 0; k < 400 && waiting(); k++) {
         await new Promise((resolve) => { setTimeout(resolve, 5); });
       }
       return {
