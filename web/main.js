@@ -41,16 +41,24 @@ let baseline;
 let exporter;
 const TOUR_KEY = 'poslab.tour'; // localStorage: the step a skipped tour resumes at
 
+// Kept in memory once read: a page's first localStorage access can take
+// tens of ms, so the first render (the verdicts) does not wait for it.
+let tourResume = null;
+
 function storedTourStep() {
-  try {
-    const n = Number(window.localStorage.getItem(TOUR_KEY));
-    return Number.isInteger(n) && n >= 1 && n <= TOUR_STEPS ? n : 0;
-  } catch {
-    return 0; // storage can be off (private windows, sandboxed iframes)
+  if (tourResume === null) {
+    try {
+      const n = Number(window.localStorage.getItem(TOUR_KEY));
+      tourResume = Number.isInteger(n) && n >= 1 && n <= TOUR_STEPS ? n : 0;
+    } catch {
+      tourResume = 0; // storage can be off (private windows, sandboxed iframes)
+    }
   }
+  return tourResume;
 }
 
 function storeTourStep(n) {
+  tourResume = n;
   try {
     if (n) window.localStorage.setItem(TOUR_KEY, String(n));
     else window.localStorage.removeItem(TOUR_KEY);
@@ -195,7 +203,7 @@ function renderTour(result) {
   setHidden($('tour-start'), touring || view.hide.has('tour'));
   if (!touring) {
     tour.hide();
-    const resume = storedTourStep();
+    const resume = tourResume ?? 0; // read after the first render
     setText($('tour-start'), resume > 1 ? `Resume the tour (step ${resume} of ${TOUR_STEPS})` : 'Guided tour');
     return false;
   }
@@ -428,8 +436,11 @@ async function start() {
     } catch (e) {
       fail('The chart could not start', e);
     }
-    render();
+  } else {
+    await new Promise((resolve) => { setTimeout(resolve, 0); }); // let the verdicts paint
   }
+  storedTourStep(); // now: the tour button may offer to resume a skipped tour
+  render();
 }
 
 start();
