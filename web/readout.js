@@ -71,13 +71,18 @@ export function readoutPlugin(readout, floor) {
         ctx.fill();
         ctx.stroke();
       }
-      // the box, beside the hairline on whichever side has room
-      ctx.font = readout.font;
+      // the box, beside the hairline on whichever side has room; on a narrow
+      // chart (a phone) the text shrinks until the box fits inside the plot
       const pad = 8;
-      const lineHeight = readout.fontSize + 5;
+      ctx.font = readout.font;
+      const natural = Math.max(...lines.map((l) => ctx.measureText(l).width));
+      const size = Math.max(9, Math.min(readout.fontSize, Math.floor(readout.fontSize * (area.width - 2 * pad - 2) / natural)));
+      if (size !== readout.fontSize) ctx.font = readout.font.replace(`${readout.fontSize}px`, `${size}px`);
+      const lineHeight = size + 5;
       const width = Math.max(...lines.map((l) => ctx.measureText(l).width)) + 2 * pad;
       const height = lines.length * lineHeight + 2 * pad - 5;
-      const left = px + 12 + width <= area.right ? px + 12 : Math.max(area.left, px - 12 - width);
+      const fits = (x) => x >= area.left && x + width <= area.right;
+      const left = fits(px + 12) ? px + 12 : fits(px - 12 - width) ? px - 12 - width : area.left;
       const top = area.top + 8;
       ctx.fillStyle = readout.background;
       ctx.strokeStyle = readout.border;
