@@ -18,6 +18,17 @@ export const FLOOR = 1e-17;
 const Y_MAX = 10; // a cosine distance is at most 2
 const ROUNDING_BAND = 1e-15; // below this: floating-point rounding
 
+// A full-height line at x pixel px of the plot area.
+function verticalLine(ctx, area, px, { color, width, dash = [] }) {
+  ctx.strokeStyle = color;
+  ctx.lineWidth = width;
+  ctx.setLineDash(dash);
+  ctx.beginPath();
+  ctx.moveTo(px, area.top);
+  ctx.lineTo(px, area.bottom);
+  ctx.stroke();
+}
+
 const css = (node, name) => getComputedStyle(node).getPropertyValue(name).trim();
 
 // The x-ranges where the flags are true, edges halfway (in log) between points.
@@ -57,13 +68,7 @@ const shadePlugin = {
     (opts.thresholds ?? []).forEach(({ value, color, label }, k) => {
       if (!(value >= SWEEP.lo && value <= SWEEP.hi)) return; // off the plotted range: the caption says it
       const px = x.getPixelForValue(value);
-      ctx.strokeStyle = color;
-      ctx.lineWidth = 2;
-      ctx.setLineDash([6, 4]);
-      ctx.beginPath();
-      ctx.moveTo(px, area.top);
-      ctx.lineTo(px, area.bottom);
-      ctx.stroke();
+      verticalLine(ctx, area, px, { color, width: 2, dash: [6, 4] });
       // The label beside the line, inside the plot, one row per curve.
       const width = ctx.measureText(label).width + 8;
       const top = area.top + 26 + k * (opts.fontSize + 10);
@@ -99,16 +104,8 @@ const shadePlugin = {
       if (right <= left) continue;
       ctx.fillStyle = opts.trueColor;
       ctx.fillRect(left, area.top, right - left, area.height);
-      ctx.strokeStyle = opts.trueEdge;
-      ctx.lineWidth = 1;
-      ctx.setLineDash([]);
       for (const px of [left, right]) {
-        if (px > area.left + 1 && px < area.right - 1) {
-          ctx.beginPath();
-          ctx.moveTo(px, area.top);
-          ctx.lineTo(px, area.bottom);
-          ctx.stroke();
-        }
+        if (px > area.left + 1 && px < area.right - 1) verticalLine(ctx, area, px, { color: opts.trueEdge, width: 1 });
       }
       const label = opts.trueLabel;
       const width = ctx.measureText(label).width;
@@ -140,13 +137,7 @@ function nowPlugin(now) {
       if (!area || now.x === null) return;
       const px = x.getPixelForValue(now.x);
       ctx.save();
-      ctx.strokeStyle = now.markerColor;
-      ctx.lineWidth = 2;
-      ctx.setLineDash([2, 3]);
-      ctx.beginPath();
-      ctx.moveTo(px, area.top);
-      ctx.lineTo(px, area.bottom);
-      ctx.stroke();
+      verticalLine(ctx, area, px, { color: now.markerColor, width: 2, dash: [2, 3] });
       ctx.setLineDash([]);
       ctx.lineWidth = 2;
       ctx.strokeStyle = now.background;
