@@ -8,9 +8,10 @@
 
 #include <math.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "decimal.h"
 
 static const char *const scheme_names[] = {"none", "random", "sinusoidal", "rope"};
 
@@ -85,7 +86,7 @@ static void quote(char *out, size_t size, const char *value) {
             o += (size_t)n;
             i += (size_t)n;
         } else {
-            o += (size_t)snprintf(out + o, size - o, "\\x%02x", v[i]);
+            o += (size_t)decimal_snprintf(out + o, size - o, "\\x%02x", v[i]);
             i++;
         }
     }
@@ -97,7 +98,7 @@ poslab_status fail(char *message, size_t size, poslab_status status, const char 
     if (message && size) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(message, size, fmt, ap);
+        decimal_vsnprintf(message, size, fmt, ap);
         va_end(ap);
     }
     return status;
@@ -202,33 +203,14 @@ static int parse_uint32(const char *v, uint32_t *out) {
     return 1;
 }
 
-/* A decimal number as people and JSON write it: [+-]digits[.digits][e[+-]digits],
- * with digits on at least one side of the point. strtod alone would also
- * take hex floats, "inf", "nan" and leading spaces. */
-static int is_decimal(const char *v) {
-    int digits = 0;
-    if (*v == '+' || *v == '-') v++;
-    while (*v >= '0' && *v <= '9') v++, digits++;
-    if (*v == '.') {
-        v++;
-        while (*v >= '0' && *v <= '9') v++, digits++;
-    }
-    if (!digits) return 0;
-    if (*v == 'e' || *v == 'E') {
-        v++;
-        if (*v == '+' || *v == '-') v++;
-        if (!(*v >= '0' && *v <= '9')) return 0;
-        while (*v >= '0' && *v <= '9') v++;
-    }
-    return *v == 0;
-}
-
-/* A finite decimal number, read by strtod (correctly rounded). */
+/* A finite decimal number as people and JSON write it:
+ * [+-]digits[.digits][e[+-]digits], with digits on at least one side of the
+ * point, and nothing else (no hex floats, "inf", "nan" or spaces, which
+ * strtod would take). Correctly rounded, as strtod reads it. */
 static int parse_finite(const char *v, double *out) {
-    char *end;
-    if (!is_decimal(v)) return 0;
-    double x = strtod(v, &end);
-    if (*end || !isfinite(x)) return 0;
+    const char *end;
+    double x = decimal_parse(v, &end);
+    if (end == v || *end || !isfinite(x)) return 0;
     *out = x;
     return 1;
 }

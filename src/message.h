@@ -6,8 +6,9 @@
 
 #include "poslab.h"
 
-/* Writes the printf-formatted line to message (if any) and returns status,
- * so that a check reads `return fail(message, size, POSLAB_ERR_INPUT, ...)`. */
+/* Writes the printf-formatted line (decimal_vsnprintf's conversions) to
+ * message (if any) and returns status, so that a check reads
+ * `return fail(message, size, POSLAB_ERR_INPUT, ...)`. */
 poslab_status fail(char *message, size_t size, poslab_status status, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 

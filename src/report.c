@@ -5,9 +5,10 @@
 
 #include <math.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "decimal.h"
 
 void strbuf_free(strbuf *b) {
     free(b->data);
@@ -31,11 +32,13 @@ static void put(strbuf *b, const char *s, size_t n) {
 
 static void puts_(strbuf *b, const char *s) { put(b, s, strlen(s)); }
 
+/* Formats are checked as printf's; decimal.h lists the conversions there are. */
+static void printf_(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void printf_(strbuf *b, const char *fmt, ...) {
     char tmp[256];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    int n = decimal_vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
     if (n > 0) put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
@@ -56,11 +59,11 @@ static const char *word(const poslab_sentence *s, int k) { return s->text + s->o
  * (which always do); %g drops trailing zeros, so 1e-05 stays 1e-05.
  * JSON has no NaN or infinity: those become null. */
 static void json_number(strbuf *b, double x) {
-    char tmp[32];
+    char tmp[DECIMAL_G_BYTES];
     if (!isfinite(x)) { puts_(b, "null"); return; }
-    snprintf(tmp, sizeof tmp, "%.16g", x);
-    if (strtod(tmp, NULL) != x) snprintf(tmp, sizeof tmp, "%.17g", x);
-    puts_(b, tmp);
+    int n = decimal_g(tmp, x, 16);
+    if (decimal_parse(tmp, NULL) != x) n = decimal_g(tmp, x, 17);
+    put(b, tmp, (size_t)n);
 }
 
 static void json_bool(strbuf *b, int x) { puts_(b, x ? "true" : "false"); }
