@@ -78,7 +78,11 @@ export function watch(page, origins) {
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text().slice(0, 300)}`); });
   page.on('pageerror', (e) => problems.push(`uncaught: ${e.message.slice(0, 300)}`));
   page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url().slice(0, 100)}`); });
-  page.on('requestfailed', (r) => problems.push(`failed request: ${r.url().slice(0, 100)} ${r.failure()?.errorText}`));
+  page.on('requestfailed', (r) => {
+    // ERR_ABORTED is a request the browser dropped itself, such as the
+    // favicon of a page the test navigates away from: not a failure.
+    if (r.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`failed request: ${r.url().slice(0, 100)} ${r.failure()?.errorText}`);
+  });
   page.on('dialog', (d) => { problems.push(`dialog opened: ${d.message().slice(0, 100)}`); d.dismiss().catch(() => {}); });
   return problems;
 }
@@ -131,7 +135,8 @@ export async function openPage(context, origin, url = '/', { width = 1280, heigh
   page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
   page.on('dialog', (d) => { problems.push(`dialog opened: ${d.message()}`); d.dismiss(); });
   page.on('requestfailed', (r) => {
-    if (new URL(r.url()).origin === origin) problems.push(`failed request: ${r.url()}`);
+    const dropped = r.failure()?.errorText === 'net::ERR_ABORTED'; // by the browser itself, as above
+    if (new URL(r.url()).origin === origin && !dropped) problems.push(`failed request: ${r.url()}`);
   });
   await page.goto(origin + url, { waitUntil: 'domcontentloaded' });
   await page.waitForSelector('html[data-ready]', { state: 'attached' });
