@@ -182,20 +182,23 @@ function computeChart() {
   }
 }
 
+// Resolves once the page has had a frame to paint what it has; the plain
+// timer covers pages that get no animation frames (hidden tabs, off-screen
+// iframes).
+const afterPaint = () => new Promise((resolve) => {
+  requestAnimationFrame(() => setTimeout(resolve, 0));
+  setTimeout(resolve, 100);
+});
+
+// The chart's data after the verdicts are painted, so typing never waits for it.
 function scheduleSweep() {
   if (sweepQueued) return;
   sweepQueued = true;
-  const run = () => {
-    if (!sweepQueued) return; // already done by the other timer
+  afterPaint().then(() => {
     sweepQueued = false;
     computeChart();
     render();
-  };
-  // After the verdicts are painted, so typing never waits for the chart; the
-  // plain timer covers pages that get no animation frames (hidden tabs,
-  // off-screen iframes).
-  requestAnimationFrame(() => setTimeout(run, 0));
-  setTimeout(run, 100);
+  });
 }
 
 function renderTour(result) {
@@ -234,10 +237,12 @@ function render() {
   verdicts.render(result, state);
   const covered = renderTour(result);
   $('lab').classList.toggle('veiled', covered);
-  if (result.attention_a) heatmaps.render(result);
-  permutation.render(result, state);
-  baseline.render(result, state);
-  exporter.render({ hasChart: Boolean(plot) });
+  if (exporter) { // the panels below the chart exist from the second render on
+    if (result.attention_a) heatmaps.render(result);
+    permutation.render(result, state);
+    baseline.render(result, state);
+    exporter.render({ hasChart: Boolean(plot) });
+  }
 
   if (plot && !view.hide.has('plot')) {
     const cached = () => [model.cachedSweep(state), model.cachedThreshold(state, state.word), model.cachedThreshold(state, -1)];
@@ -414,6 +419,15 @@ async function start() {
     go: goTour,
     end: endTour,
   });
+  loadHash();
+  wire();
+  $('startup').hidden = true;
+  // The verdicts first, so that opening the page shows its answer as soon
+  // as it can; then the panels below them, the tour button's "Resume" (from
+  // localStorage) and Chart.js (a third of the page's bytes).
+  render();
+  const chartScript = view.hide.has('plot') ? null : import('./vendor/chart.min.js'); // defines window.Chart
+  await afterPaint();
   heatmaps = createHeatmaps($('heatmap'));
   permutation = createPermutation($('permutation'));
   baseline = createBaseline($('baseline'));
@@ -423,24 +437,17 @@ async function start() {
     chart: () => plot?.chart ?? null,
     link: () => { writeHash(); return window.location.href; },
   });
-  loadHash();
-  wire();
-  $('startup').hidden = true;
+  storedTourStep();
   render();
-  // The verdicts first; Chart.js (a third of the page's bytes) is loaded and
-  // set up after them, so that opening the page shows its answer as soon as it can.
-  if (!view.hide.has('plot')) {
+  if (chartScript) {
     try {
-      await import('./vendor/chart.min.js'); // defines window.Chart
+      await chartScript;
       plot = createPlot($('plot'));
     } catch (e) {
       fail('The chart could not start', e);
     }
-  } else {
-    await new Promise((resolve) => { setTimeout(resolve, 0); }); // let the verdicts paint
+    render();
   }
-  storedTourStep(); // now: the tour button may offer to resume a skipped tour
-  render();
 }
 
 start();

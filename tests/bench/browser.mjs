@@ -43,12 +43,11 @@ async function sliderSteps(page, count) {
   }, count);
 }
 
-// In the page: type one character into sentence A (alternating the first
-// word between two spellings, so B stays a reordering apart from it), timed
-// until the chart.update() that draws the new sweep returns (the page's chart
-// instance is wrapped to note when, after forcing layout). The page keeps a
-// few sweeps, so from the third keystroke on one spelling in two is a cache
-// hit: the p95 is the honest figure for a new sentence.
+// In the page: one keystroke's change to sentence A (its first word gets a
+// spelling not used before, so the page's caches of sweeps cannot answer it:
+// every sample is a new sentence), timed until the chart.update() that draws
+// the new sweep returns (the page's chart instance is wrapped to note when,
+// after forcing layout).
 async function keystrokes(page, count) {
   return page.evaluate(async (count) => {
     const input = document.getElementById('sentence-a');
@@ -67,7 +66,7 @@ async function keystrokes(page, count) {
       await frame();
       const before = chart.data.datasets[1].data; // the sentence mean's curve
       const t0 = performance.now();
-      input.value = (i % 2 ? 'w01' : 'x01') + input.value.slice(3);
+      input.value = `k${i.toString(36).padStart(2, '0')}` + input.value.slice(3); // k00, k01, ...
       input.dispatchEvent(new Event('input', { bubbles: true }));
       while (!(drawn && drawn.at >= t0 && drawn.data !== before && drawn.data.length >= 100)) {
         await frame();
