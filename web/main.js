@@ -75,14 +75,20 @@ const currentHash = () => toHash(state, { tour: tourStep });
 const HASH_WRITE_MS = 200;
 let hashWrittenAt = -Infinity;
 let hashTimer = null;
+let hashKnown = ''; // the hash as the page last read or wrote it
 
 function writeHash() {
   clearTimeout(hashTimer);
   hashTimer = null;
   delete document.documentElement.dataset.hash;
+  const shown = window.location.hash.slice(1);
+  // Changed from outside (a pasted link) since: its hashchange event is on
+  // the way and will load it; writing now would undo it.
+  if (shown !== hashKnown) return;
   const hash = currentHash();
-  if (window.location.hash.slice(1) === hash) return;
+  if (shown === hash) return;
   window.history.replaceState(null, '', `#${hash}`);
+  hashKnown = window.location.hash.slice(1); // as the browser keeps it
   hashWrittenAt = performance.now();
 }
 
@@ -319,6 +325,7 @@ function shuffled(words) {
 }
 
 function loadHash() {
+  hashKnown = window.location.hash.slice(1);
   const { state: read, ignored } = parseHash(window.location.hash);
   const { view: page, ignored: pageIgnored, setsState } = parseView(window.location.hash);
   state = read;
@@ -388,7 +395,7 @@ function wire() {
   $('heat-align').addEventListener('change', () => render());
   window.addEventListener('pagehide', writeHash);
   window.addEventListener('hashchange', () => {
-    if (window.location.hash.slice(1) === currentHash()) return;
+    if (window.location.hash.slice(1) === currentHash()) { hashKnown = window.location.hash.slice(1); return; }
     loadHash();
     render();
   });
