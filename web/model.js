@@ -129,18 +129,21 @@ export class Model {
     return this.sweeps.set(key, result.sweep);
   }
 
-  // Everything the chart shows beyond the verdicts: the sweep and the
-  // thresholds of the plotted word and of the mean. Timed, to predict the next.
-  chartData(state) {
-    const t0 = performance.now();
-    const fresh = this.cachedSweep(state) === undefined;
-    this.sweep(state);
+  // Everything the chart shows beyond the verdicts: the sweep (timed, to
+  // predict the next) and, unless sweepOnly, the thresholds of the plotted
+  // word and of the mean.
+  chartData(state, { sweepOnly = false } = {}) {
+    if (this.cachedSweep(state) === undefined) {
+      const t0 = performance.now();
+      this.sweep(state);
+      this.msPerWork = (performance.now() - t0) / sweepWork(state);
+    }
+    if (sweepOnly) return;
     this.threshold(state, state.word);
     this.threshold(state, -1);
-    if (fresh) this.msPerWork = (performance.now() - t0) / sweepWork(state);
   }
 
-  // Whether chartData(state) should fit in QUICK_CHART_MS, judged by the last one.
+  // Whether chartData(state) should fit in QUICK_CHART_MS, judged by the last sweep.
   chartDataIsQuick(state) {
     return this.msPerWork !== null && this.msPerWork * sweepWork(state) < QUICK_CHART_MS;
   }
