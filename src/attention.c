@@ -45,30 +45,40 @@ void rope_rotate(double *x, int n, int d, double s) {
     }
 }
 
-void attention_forward(double *out, double *attn, double *kt, const double *q, const double *k,
-                       const double *v, int n, int d, int causal) {
+void attention_scores(double *scores, double *kt, const double *q, const double *k, int n, int d, int causal) {
     /* K^T, so that the score loop below runs over contiguous j and
        vectorises; each score still sums c = 0..d-1 in order */
     for (int j = 0; j < n; j++)
         for (int c = 0; c < d; c++) kt[(long)c * n + j] = k[(long)j * d + c];
     double norm = sqrt((double)d);
     for (int i = 0; i < n; i++) {
-        double *row = attn + (long)i * n;
+        double *row = scores + (long)i * n;
         const double *qi = q + (long)i * d;
         int visible = causal ? i + 1 : n; /* the mask hides j > i */
-
-        /* scores = q_i . k_j / sqrt(d), and their maximum */
         for (int j = 0; j < visible; j++) row[j] = 0.0;
         for (int c = 0; c < d; c++) {
             double qic = qi[c];
             const double *ktc = kt + (long)c * n;
             for (int j = 0; j < visible; j++) row[j] += qic * ktc[j];
         }
+        for (int j = 0; j < visible; j++) row[j] /= norm;
+    }
+}
+
+void quadratic_scores(double *scores, const double *s0, const double *s1, const double *s2, double s, int count) {
+    double s_squared = s * s;
+    for (int i = 0; i < count; i++) scores[i] = s0[i] + s * s1[i] + s_squared * s2[i];
+}
+
+void attention_apply(double *out, double *attn, const double *v, int n, int d, int causal) {
+    for (int i = 0; i < n; i++) {
+        double *row = attn + (long)i * n;
+        int visible = causal ? i + 1 : n; /* the mask hides j > i */
+
+        /* the maximum score, subtracted below so that exp cannot overflow */
         double maxval = -INFINITY;
-        for (int j = 0; j < visible; j++) {
-            row[j] /= norm;
+        for (int j = 0; j < visible; j++)
             if (row[j] > maxval) maxval = row[j];
-        }
         /* exp and sum; masked entries are exp(-inf) = 0 */
         double sum = 0.0;
         for (int j = 0; j < visible; j++) {
@@ -87,6 +97,12 @@ void attention_forward(double *out, double *attn, double *kt, const double *q, c
             for (int c = 0; c < d; c++) o[c] += w * vj[c];
         }
     }
+}
+
+void attention_forward(double *out, double *attn, double *kt, const double *q, const double *k,
+                       const double *v, int n, int d, int causal) {
+    attention_scores(attn, kt, q, k, n, d, causal);
+    attention_apply(out, attn, v, n, d, causal);
 }
 
 int allclose(const double *a, const double *b, int n, double rtol, double atol) {

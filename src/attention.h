@@ -20,9 +20,23 @@ void sinusoidal_encoding(double *pe, int n, int d);
  * angle s * p * 10000^(-2i/d): rotary position embedding. */
 void rope_rotate(double *x, int n, int d, double s);
 
+/* scores (n x n) = q k^T / sqrt(d) for q, k (n x d); each entry sums
+ * c = 0..d-1 in order. With causal only j <= i of row i is written (the rest
+ * is masked). kt (d x n) is work space for k transposed. */
+void attention_scores(double *scores, double *kt, const double *q, const double *k, int n, int d, int causal);
+
+/* scores (count) = s0 + s s1 + s^2 s2, elementwise: the scores at scale s of
+ * the additive schemes, where (XWq + s PWq)(XWk + s PWk)^T is a quadratic in
+ * s whose three coefficient matrices a sweep forms once (see experiment.c). */
+void quadratic_scores(double *scores, const double *s0, const double *s1, const double *s2, double s, int count);
+
+/* out (n x d) = softmax(attn, masked if causal) @ v, for v (n x d): attn
+ * (n x n) holds the scores on entry and the weights on return. */
+void attention_apply(double *out, double *attn, const double *v, int n, int d, int causal);
+
 /* out (n x d) = softmax(q k^T / sqrt(d), masked if causal) @ v, with the
- * weights (n x n) written to attn. q, k, v are n x d; kt (d x n) is work
- * space for k transposed. */
+ * weights (n x n) written to attn: attention_scores then attention_apply.
+ * q, k, v are n x d; kt (d x n) is work space for k transposed. */
 void attention_forward(double *out, double *attn, double *kt, const double *q, const double *k,
                        const double *v, int n, int d, int causal);
 

@@ -4,7 +4,15 @@
  * seed and the scheme: it makes the draws of experiment.md and the products
  * XW (and PW for the additive schemes). forward() then produces one scale's
  * outputs from those in O(n^2 d), using (X + sP) W = XW + s PW, or rotating
- * XWq and XWk for RoPE. A slider move or a sweep point is only forward(). */
+ * XWq and XWk for RoPE. A slider move or a sweep point is only forward().
+ *
+ * A sweep of an additive scheme goes further: the scores
+ * (XWq + s PWq)(XWk + s PWk)^T / sqrt(d) are a quadratic in s, so it forms
+ * their three coefficient matrices once (prepare_quadratic) and each point
+ * costs n^2 for the scores instead of n^2 d. The softmax and its product with
+ * V(s) are unchanged. Single runs and the threshold keep the direct path, so
+ * their figures do not depend on whether a sweep ran; a sweep point may differ
+ * from a single run at the same scale in the last bits. */
 #include "poslab.h"
 
 #include <math.h>
@@ -26,6 +34,9 @@ typedef struct { /* one sentence's share of the working memory */
     double *out, *attn;             /* the run at the chosen scale */
     double *mean;                   /* out.mean(axis=0)        (d) */
     double *tmp_out, *tmp_attn, *tmp_mean; /* sweep and bisection points */
+    /* The scores at scale s are s0 + s s1 + s^2 s2 (n x n), for a sweep:
+       s0 = XWq XWk^T, s1 = XWq PWk^T + PWq XWk^T, s2 = PWq PWk^T, each / sqrt(d) */
+    double *s0, *s1, *s2;
     double *bag;                    /* X.mean(axis=0): the baseline (d) */
 } side;
 
@@ -171,10 +182,11 @@ static poslab_status prepare(poslab_lab *lab, const poslab_config *c) {
     const char *words[2 * POSLAB_MAX_TOKENS];
     int vocab = build_vocabulary(c, lab->a.ids, lab->b.ids, words);
 
-    /* per side: XWq, XWk, XWv, out, tmp_out (n x d); attn, tmp_attn (n x n);
-       mean, tmp_mean, bag (d). Shared: q, k, v, kt, the table and PWq, PWk,
-       PWv (n x d); the word vectors and VWq, VWk, VWv (vocab x d); weights. */
-    size_t per_side = 5 * (size_t)n * d + 2 * (size_t)n * n + 3 * (size_t)d;
+    /* per side: XWq, XWk, XWv, out, tmp_out (n x d); attn, tmp_attn and the
+       sweep's s0, s1, s2 (n x n); mean, tmp_mean, bag (d). Shared: q, k, v,
+       kt, the table and PWq, PWk, PWv (n x d); the word vectors and VWq, VWk,
+       VWv (vocab x d); weights. */
+    size_t per_side = 5 * (size_t)n * d + 5 * (size_t)n * n + 3 * (size_t)d;
     size_t need = 2 * per_side + 8 * (size_t)n * d + 4 * (size_t)vocab * d + 3 * (size_t)d * d;
     if (need > lab->arena_size) {
         double *grown = realloc(lab->arena, need * sizeof(double));
@@ -194,6 +206,9 @@ static poslab_status prepare(poslab_lab *lab, const poslab_config *c) {
         s->tmp_out = carve(&at, (size_t)n * d);
         s->attn = carve(&at, (size_t)n * n);
         s->tmp_attn = carve(&at, (size_t)n * n);
+        s->s0 = carve(&at, (size_t)n * n);
+        s->s1 = carve(&at, (size_t)n * n);
+        s->s2 = carve(&at, (size_t)n * n);
         s->mean = carve(&at, (size_t)d);
         s->tmp_mean = carve(&at, (size_t)d);
         s->bag = carve(&at, (size_t)d);
@@ -253,20 +268,47 @@ static poslab_status prepare(poslab_lab *lab, const poslab_config *c) {
     return POSLAB_OK;
 }
 
-/* One sentence's outputs at scale s, from the prepared products. */
-static void forward(poslab_lab *lab, const side *sd, poslab_scheme scheme, double s, int causal,
+static int additive(poslab_scheme scheme) {
+    return scheme == POSLAB_SCHEME_RANDOM || scheme == POSLAB_SCHEME_SINUSOIDAL;
+}
+
+/* The coefficients s0, s1, s2 of one sentence's scores (additive schemes),
+ * from the prepared products: four n x n x d products, once per sweep. They
+ * are formed unmasked so that every entry quadratic_scores reads is set; the
+ * mask is applied in attention_apply as in a single run. */
+static void prepare_quadratic(poslab_lab *lab, side *sd) {
+    const int n = sd->n, d = lab->d;
+    double *cross = sd->tmp_attn; /* PWq XWk^T, until the sweep's first point */
+    attention_scores(sd->s0, lab->kt, sd->xq, sd->xk, n, d, 0);
+    attention_scores(sd->s1, lab->kt, sd->xq, sd->pk, n, d, 0);
+    attention_scores(cross, lab->kt, sd->pq, sd->xk, n, d, 0);
+    for (int i = 0; i < n * n; i++) sd->s1[i] += cross[i];
+    attention_scores(sd->s2, lab->kt, sd->pq, sd->pk, n, d, 0);
+}
+
+/* One sentence's outputs at scale s, from the prepared products. With
+ * `quadratic` (a sweep, after prepare_quadratic) the additive schemes take
+ * their scores from the quadratic in s instead of forming Q(s) K(s)^T. */
+static void forward(poslab_lab *lab, const side *sd, poslab_scheme scheme, double s, int causal, int quadratic,
                     double *out, double *attn, double *mean) {
     const int n = sd->n, d = lab->d;
     const double *q = sd->xq, *k = sd->xk, *v = sd->xv;
+    int have_scores = 0;
     switch (scheme) {
     case POSLAB_SCHEME_NONE:
         break;
     case POSLAB_SCHEME_RANDOM:
     case POSLAB_SCHEME_SINUSOIDAL:
-        add_scaled(lab->q, sd->xq, s, sd->pq, n * d);
-        add_scaled(lab->k, sd->xk, s, sd->pk, n * d);
+        if (quadratic) {
+            quadratic_scores(attn, sd->s0, sd->s1, sd->s2, s, n * n);
+            have_scores = 1;
+        } else {
+            add_scaled(lab->q, sd->xq, s, sd->pq, n * d);
+            add_scaled(lab->k, sd->xk, s, sd->pk, n * d);
+            q = lab->q, k = lab->k;
+        }
         add_scaled(lab->v, sd->xv, s, sd->pv, n * d);
-        q = lab->q, k = lab->k, v = lab->v;
+        v = lab->v;
         break;
     case POSLAB_SCHEME_ROPE:
         memcpy(lab->q, sd->xq, (size_t)n * d * sizeof(double));
@@ -276,7 +318,8 @@ static void forward(poslab_lab *lab, const side *sd, poslab_scheme scheme, doubl
         q = lab->q, k = lab->k;
         break;
     }
-    attention_forward(out, attn, lab->kt, q, k, v, n, d, causal);
+    if (have_scores) attention_apply(out, attn, v, n, d, causal);
+    else attention_forward(out, attn, lab->kt, q, k, v, n, d, causal);
     column_mean(mean, out, n, d);
 }
 
@@ -287,9 +330,9 @@ static void compare(poslab_pair *p, const double *a, const double *b, int d, con
 }
 
 /* Both sentences at scale s into the tmp buffers. */
-static void forward_both_tmp(poslab_lab *lab, const poslab_config *c, double s) {
-    forward(lab, &lab->a, c->scheme, s, c->causal, lab->a.tmp_out, lab->a.tmp_attn, lab->a.tmp_mean);
-    forward(lab, &lab->b, c->scheme, s, c->causal, lab->b.tmp_out, lab->b.tmp_attn, lab->b.tmp_mean);
+static void forward_both_tmp(poslab_lab *lab, const poslab_config *c, double s, int quadratic) {
+    forward(lab, &lab->a, c->scheme, s, c->causal, quadratic, lab->a.tmp_out, lab->a.tmp_attn, lab->a.tmp_mean);
+    forward(lab, &lab->b, c->scheme, s, c->causal, quadratic, lab->b.tmp_out, lab->b.tmp_attn, lab->b.tmp_mean);
 }
 
 /* One sweep point: row 0 of the sweep arrays is the mean, row 1 + i pair i. */
@@ -313,6 +356,11 @@ static poslab_status run_sweep(poslab_lab *lab, const poslab_config *c) {
         if (!scales || !cosine || !close) return POSLAB_ERR_NOMEM;
         lab->sweep_capacity = cap;
     }
+    const int quadratic = additive(c->scheme);
+    if (quadratic) {
+        prepare_quadratic(lab, &lab->a);
+        prepare_quadratic(lab, &lab->b);
+    }
     /* log-spaced, with both ends exact */
     double l0 = log10(c->sweep_lo), l1 = log10(c->sweep_hi);
     for (int t = 0; t < count; t++) {
@@ -320,7 +368,7 @@ static poslab_status run_sweep(poslab_lab *lab, const poslab_config *c) {
                  : t == count - 1 ? c->sweep_hi
                  : pow(10.0, l0 + t * ((l1 - l0) / (count - 1)));
         lab->sweep_scales[t] = s;
-        forward_both_tmp(lab, c, s);
+        forward_both_tmp(lab, c, s, quadratic);
         record(lab, 0, t, lab->a.tmp_mean, lab->b.tmp_mean, c);
         for (int i = 0; i < lab->a.n; i++) {
             int j = lab->pairs[i].index_b;
@@ -341,8 +389,8 @@ poslab_status poslab_run(poslab_lab *lab, const poslab_config *c, char *message,
 
     const int d = lab->d;
     const double s = poslab_config_scale(c);
-    forward(lab, &lab->a, c->scheme, s, c->causal, lab->a.out, lab->a.attn, lab->a.mean);
-    forward(lab, &lab->b, c->scheme, s, c->causal, lab->b.out, lab->b.attn, lab->b.mean);
+    forward(lab, &lab->a, c->scheme, s, c->causal, 0, lab->a.out, lab->a.attn, lab->a.mean);
+    forward(lab, &lab->b, c->scheme, s, c->causal, 0, lab->b.out, lab->b.attn, lab->b.mean);
     for (int i = 0; i < lab->a.n; i++) {
         poslab_pair *p = &lab->pairs[i];
         if (p->index_b >= 0)
@@ -411,7 +459,7 @@ const char *poslab_text(poslab_lab *lab) {
 /* allclose at scale s for pair i (or the mean when i < 0). */
 static int close_at(poslab_lab *lab, const poslab_config *c, int i, double s) {
     const int d = lab->d;
-    forward_both_tmp(lab, c, s);
+    forward_both_tmp(lab, c, s, 0);
     if (i < 0) return allclose(lab->a.tmp_mean, lab->b.tmp_mean, d, c->rtol, c->atol);
     return allclose(lab->a.tmp_out + (size_t)i * d, lab->b.tmp_out + (size_t)lab->pairs[i].index_b * d, d,
                     c->rtol, c->atol);
