@@ -53,16 +53,22 @@ const SCALING_SCHEMES = [['random', 0.5], ['sinusoidal', 1], ['rope', 1]];
 // scheme `random`: a product (n x d)(d x d) is 2nd^2, the scores and A V
 // 2n^2 d each, softmax about 5n^2 (scale, max, subtract, exp, divide), and
 // comparisons about 10d per pair. The core forms XW and PW once (12 products)
-// and moves along XW + sPW (6nd per scale); the module's code redoes
-// (X + sP) W, three products per sentence, at every scale.
+// and, for one scale, moves along XW + sPW (6nd); its sweep of an additive
+// scheme also forms the scores' three coefficient matrices once per sentence
+// (four n x n x d products), after which a point's scores cost 4n^2
+// (s0 + s s1 + s^2 s2). The module's code redoes (X + sP) W, three products
+// per sentence, at every scale.
 const attention = (n, d) => 4 * n * n * d + 5 * n * n + n * d; // scores, softmax, AV, mean
 const compares = (n, d) => 10 * d * (n + 1);
 const flops = {
   corePrepare: (n, d) => 2 * 6 * 2 * n * d * d,
-  corePoint: (n, d) => 2 * (6 * n * d + attention(n, d)) + compares(n, d),
+  corePoint: (n, d) => 2 * (6 * n * d + attention(n, d)) + compares(n, d), // one run; a RoPE sweep point
+  sweepPrepare: (n, d) => 2 * 4 * 2 * n * n * d,
+  sweepPoint: (n, d) => 2 * (2 * n * d + 4 * n * n + 5 * n * n + 2 * n * n * d + n * d) + compares(n, d),
   naivePoint: (n, d) => 2 * (2 * n * d + 3 * 2 * n * d * d + attention(n, d)) + compares(n, d),
 };
-const coreFull = (w) => flops.corePrepare(w.n, w.d) + (w.sweep.count + 1) * flops.corePoint(w.n, w.d);
+const coreFull = (w) => flops.corePrepare(w.n, w.d) + flops.corePoint(w.n, w.d) + flops.sweepPrepare(w.n, w.d) +
+                        w.sweep.count * flops.sweepPoint(w.n, w.d);
 const naiveFull = (w) => (w.sweep.count + 1) * flops.naivePoint(w.n, w.d);
 
 // ---- running the contestants ---------------------------------------------
@@ -251,7 +257,8 @@ table(['workload', 'words', 'd', 'what is timed', 'flops, core algorithm', 'flop
                         num(coreFull(w) / 1e6, 3) + ' M', num(naiveFull(w) / 1e6, 3) + ' M']));
 out('Sentences: (a) "dog bites man" / "man bites dog"; (b) and (c) n distinct words w01 … wNN and the ' +
     'same words reversed. Scheme `random` (the module\'s stand-in) at scale 0.5. The core forms XW and PW once ' +
-    'and moves along XW + sPW; NumPy and plain JS do what the module\'s code does at every scale: ' +
+    'and moves along XW + sPW, and its sweep takes the scores from a quadratic in the scale whose three ' +
+    'coefficient matrices it forms once; NumPy and plain JS do what the module\'s code does at every scale: ' +
     'rebuild X + sP and redo (X + sP) @ Wq, Wk, Wv, so they do more flops (last column).');
 out();
 
@@ -326,10 +333,11 @@ table(['workload', 'native poslab_run', 'WebAssembly lab.run()', 'WebAssembly p9
 
 out(`## Sweep point cost vs d (${SCALING_N} words, projections cached), µs per point`);
 out();
-const sh2 = ['d', 'flops per point, core', 'flops per point if the projections were redone'];
+const sh2 = ['d', 'flops per point, core (additive / RoPE)', 'flops per point if the projections were redone'];
 for (const [s] of SCALING_SCHEMES) sh2.push(`native ${s}`);
 for (const [s] of SCALING_SCHEMES) sh2.push(`wasm ${s}`);
-table(sh2, scaling.map((row) => [row.d, num(flops.corePoint(SCALING_N, row.d) / 1e3) + ' k',
+table(sh2, scaling.map((row) => [row.d,
+  `${num(flops.sweepPoint(SCALING_N, row.d) / 1e3)} k / ${num(flops.corePoint(SCALING_N, row.d) / 1e3)} k`,
   num(flops.naivePoint(SCALING_N, row.d) / 1e3) + ' k',
   ...SCALING_SCHEMES.map(([s]) => num(row.native[s] * 1e3)),
   ...SCALING_SCHEMES.map(([s]) => num(row.wasm[s] * 1e3))]));
@@ -353,7 +361,8 @@ out(`From d ${first.d} to d ${last.d} (×${dRatio}) the time per point grows ` +
     slopes.map(([k, r, e]) => `${k} ×${num(r, 3)} (fitted exponent ${num(e, 2)})`).join(', ') +
     `; O(words² × d) predicts ×${dRatio} (exponent 1), O(words × d²) ×${dRatio ** 2} (exponent 2). ` +
     'A point is one sweep step of poslab_run on cached products (121 points plus the run at the scale, ' +
-    'divided by 122): both sentences\' attention from XW + sPW (RoPE: rotated XWq, XWk). Each cell is the ' +
+    'divided by 122, the coefficient matrices included): both sentences\' attention, the additive schemes\' ' +
+    'scores from the quadratic in the scale, RoPE\'s from rotated XWq, XWk. Each cell is the ' +
     'smallest of three medians taken in separate rounds. The exponent is the least-squares slope of ' +
     'log(time) on log(d); below d 128 fixed per-point costs (softmax exps, RoPE\'s sines and cosines) ' +
     'still show and can pull it under 1.');
