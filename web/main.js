@@ -77,7 +77,8 @@ let hashWrittenAt = -Infinity;
 let hashTimer = null;
 let hashKnown = ''; // the hash as the page last read or wrote it
 
-function writeHash() {
+// hash: currentHash(), when the caller has it already.
+function writeHash(hash = currentHash()) {
   clearTimeout(hashTimer);
   hashTimer = null;
   delete document.documentElement.dataset.hash;
@@ -85,20 +86,20 @@ function writeHash() {
   // Changed from outside (a pasted link) since: its hashchange event is on
   // the way and will load it; writing now would undo it.
   if (shown !== hashKnown) return;
-  const hash = currentHash();
   if (shown === hash) return;
   window.history.replaceState(null, '', `#${hash}`);
   hashKnown = window.location.hash.slice(1); // as the browser keeps it
   hashWrittenAt = performance.now();
 }
 
-function mirrorHash() {
-  if (hashTimer !== null || window.location.hash.slice(1) === currentHash()) return;
+// Called by render() with currentHash(); a delayed write reads the state then.
+function mirrorHash(hash) {
+  if (hashTimer !== null || window.location.hash.slice(1) === hash) return;
   const wait = hashWrittenAt + HASH_WRITE_MS - performance.now();
   if (wait <= 0) {
-    writeHash();
+    writeHash(hash);
   } else {
-    hashTimer = setTimeout(writeHash, wait);
+    hashTimer = setTimeout(() => writeHash(), wait);
     document.documentElement.dataset.hash = 'pending';
   }
 }
@@ -229,7 +230,7 @@ function renderTour(result) {
 
 function render() {
   const hash = currentHash();
-  mirrorHash();
+  mirrorHash(hash);
   setAttr($('open-full'), 'href', viewUrl(hash));
   showControls();
 
@@ -395,7 +396,7 @@ function wire() {
   $('tour-start').addEventListener('click', () => goTour(storedTourStep() || 1));
   for (const id of ['heatmap', 'permutation', 'baseline']) $(id).addEventListener('toggle', () => render());
   $('heat-align').addEventListener('change', () => render());
-  window.addEventListener('pagehide', writeHash);
+  window.addEventListener('pagehide', () => writeHash());
   window.addEventListener('hashchange', () => {
     if (window.location.hash.slice(1) === currentHash()) { hashKnown = window.location.hash.slice(1); return; }
     loadHash();

@@ -9,19 +9,12 @@
 //     reordering, the same blindness in a simpler model.
 import { sig, ROUNDING_LEVEL } from './format.js';
 import { setText, setHidden } from './dom.js';
+import { setVerdict } from './verdicts.js';
 
 const quoted = (word) => `“${word}”`;
 
-// holds: true / false / null, shown with an icon so colour is not the only signal.
-function setBadge(node, holds, words = ['holds', 'breaks']) {
-  const kind = holds === true ? 'is-true' : holds === false ? 'is-false' : 'is-none';
-  if (!node.classList.contains(kind)) { // a class change restyles the :has() boxes
-    node.classList.remove('is-true', 'is-false', 'is-none');
-    node.classList.add(kind);
-  }
-  setText(node.querySelector('.icon'), holds === true ? '✓' : holds === false ? '✗' : '–');
-  setText(node.querySelector('.text'), holds === true ? words[0] : holds === false ? words[1] : 'n/a');
-}
+// holds: true / false / null, in the verdicts' style.
+const setBadge = (node, holds, words = ['holds', 'breaks']) => setVerdict(node, holds, words);
 
 // The two properties for a result (a pure function, for the page and tests).
 export function permutationFacts(result) {

@@ -10,18 +10,17 @@ import { setText, el, setHidden } from './dom.js';
 
 const quoted = (word) => `“${word}”`;
 
-// "True"/"False"/"n/a" with an icon, so colour is never the only signal.
-function setVerdict(node, verdict) {
+// true / false / null as "True" / "False" / "n/a" (or other words) with an
+// icon, so colour is never the only signal. Also the permutation view's badges.
+export function setVerdict(node, verdict, words = ['True', 'False']) {
   const kind = verdict === true ? 'is-true' : verdict === false ? 'is-false' : 'is-none';
-  const icon = verdict === true ? '✓' : verdict === false ? '✗' : '–';
-  const text = verdict === true ? 'True' : verdict === false ? 'False' : 'n/a';
   // Touched only on a change: a class change restyles the :has() cards.
   if (!node.classList.contains(kind)) {
     node.classList.remove('is-true', 'is-false', 'is-none');
     node.classList.add(kind);
   }
-  setText(node.querySelector('.icon'), icon);
-  setText(node.querySelector('.text'), text);
+  setText(node.querySelector('.icon'), verdict === true ? '✓' : verdict === false ? '✗' : '–');
+  setText(node.querySelector('.text'), verdict === true ? words[0] : verdict === false ? words[1] : 'n/a');
 }
 
 function verdictNode(className) {
