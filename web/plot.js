@@ -1,11 +1,13 @@
 // plot.js - the Chart.js chart: cosine distance against magnitude (both axes
 // logarithmic) for the plotted word and the sentence mean, a marker at the
 // current magnitude, and shading where np.allclose is True for the word.
-// Created once. A new sweep, word or threshold goes through chart.update(),
-// which lays the chart out again; a slider step only moves the marker, which
-// a plugin draws, so it costs a chart.draw() and no layout. Colours come from CSS
-// custom properties, so dark mode works. Chart.js is the classic script
-// vendor/chart.min.js (built from web/vendor/chart.entry.js), which defines window.Chart.
+// Created once. Chart.js lays out and draws the axes, whose ranges never
+// change; the curves, the shading, the thresholds and the marker are drawn
+// by the plugins below from plain data. So a new sweep or a slider step costs
+// a chart.draw() and no layout: chart.update() runs only when the theme or
+// the size changes. Colours come from CSS custom properties, so dark mode
+// works. Chart.js is the classic script vendor/chart.min.js (built from
+// web/vendor/chart.entry.js), which defines window.Chart.
 import { sig, powerOfTen, decadeOf } from './format.js';
 import { SWEEP, THRESHOLD_RANGE } from './model.js';
 import { createChartTable } from './chart_table.js';
@@ -49,76 +51,80 @@ export function trueRanges(scales, flags) {
 
 // Draws the "allclose True" regions and the rounding band under the lines,
 // the threshold of each curve over them, and the panel colour behind it all
-// (so the PNG download reads the same outside the page).
-const shadePlugin = {
-  id: 'poslabShade',
-  beforeDraw(chart, _args, opts) {
-    const { ctx } = chart;
-    ctx.save();
-    ctx.fillStyle = opts.background;
-    ctx.fillRect(0, 0, chart.width, chart.height);
-    ctx.restore();
-  },
-  afterDatasetsDraw(chart, _args, opts) {
-    const { ctx, chartArea: area, scales: { x } } = chart;
-    if (!area) return;
-    ctx.save();
-    ctx.font = `${opts.fontSize}px ${opts.fontFamily}`;
-    ctx.textBaseline = 'top';
-    (opts.thresholds ?? []).forEach(({ value, color, label }, k) => {
-      if (!(value >= SWEEP.lo && value <= SWEEP.hi)) return; // off the plotted range: the caption says it
-      const px = x.getPixelForValue(value);
-      verticalLine(ctx, area, px, { color, width: 2, dash: [6, 4] });
-      // The label beside the line, inside the plot, one row per curve.
-      const width = ctx.measureText(label).width + 8;
-      const top = area.top + 26 + k * (opts.fontSize + 10);
-      const left = px + 4 + width < area.right ? px + 4 : px - 4 - width;
-      ctx.fillStyle = opts.background;
-      ctx.fillRect(left, top - 2, width, opts.fontSize + 6);
-      ctx.fillStyle = color;
-      ctx.textAlign = 'left';
-      ctx.fillText(label, left + 4, top + 1);
-    });
-    ctx.restore();
-  },
-  beforeDatasetsDraw(chart, _args, opts) {
-    const { ctx, chartArea: area, scales: { x, y } } = chart;
-    if (!area) return;
-    ctx.save();
-    ctx.beginPath();
-    ctx.rect(area.left, area.top, area.width, area.height);
-    ctx.clip();
-    // rounding band along the bottom
-    const bandTop = y.getPixelForValue(ROUNDING_BAND);
-    ctx.fillStyle = opts.roundingColor;
-    ctx.fillRect(area.left, bandTop, area.width, area.bottom - bandTop);
-    ctx.fillStyle = opts.textColor;
-    ctx.font = `${opts.fontSize}px ${opts.fontFamily}`;
-    ctx.textAlign = 'right';
-    ctx.textBaseline = 'bottom';
-    ctx.fillText(opts.roundingLabel, area.right - 6, bandTop - 3);
-    // np.allclose True for the plotted word
-    for (const [lo, hi] of opts.ranges ?? []) {
-      const left = Math.max(area.left, x.getPixelForValue(lo));
-      const right = Math.min(area.right, x.getPixelForValue(hi));
-      if (right <= left) continue;
-      ctx.fillStyle = opts.trueColor;
-      ctx.fillRect(left, area.top, right - left, area.height);
-      for (const px of [left, right]) {
-        if (px > area.left + 1 && px < area.right - 1) verticalLine(ctx, area, px, { color: opts.trueEdge, width: 1 });
-      }
-      const label = opts.trueLabel;
-      const width = ctx.measureText(label).width;
-      if (right - left > width + 12) {
-        ctx.fillStyle = opts.trueText;
+// (so the PNG download reads the same outside the page). `shade` is read at
+// every draw (Chart.js's resolved plugin options change only on update()):
+// {ranges, thresholds} from update(), colours and font from the theme.
+function shadePlugin(shade) {
+  return {
+    id: 'poslabShade',
+    beforeDraw(chart) {
+      const { ctx } = chart;
+      ctx.save();
+      ctx.fillStyle = shade.background;
+      ctx.fillRect(0, 0, chart.width, chart.height);
+      ctx.restore();
+    },
+    afterDatasetsDraw(chart) {
+      const { ctx, chartArea: area, scales: { x } } = chart;
+      if (!area) return;
+      ctx.save();
+      ctx.font = `${shade.fontSize}px ${shade.fontFamily}`;
+      ctx.textBaseline = 'top';
+      (shade.thresholds ?? []).forEach(({ value, color, label }, k) => {
+        if (!(value >= SWEEP.lo && value <= SWEEP.hi)) return; // off the plotted range: the caption says it
+        const px = x.getPixelForValue(value);
+        verticalLine(ctx, area, px, { color, width: 2, dash: [6, 4] });
+        // The label beside the line, inside the plot, one row per curve.
+        const width = ctx.measureText(label).width + 8;
+        const top = area.top + 26 + k * (shade.fontSize + 10);
+        const left = px + 4 + width < area.right ? px + 4 : px - 4 - width;
+        ctx.fillStyle = shade.background;
+        ctx.fillRect(left, top - 2, width, shade.fontSize + 6);
+        ctx.fillStyle = color;
         ctx.textAlign = 'left';
-        ctx.textBaseline = 'top';
-        ctx.fillText(label, left + 6, area.top + 6);
+        ctx.fillText(label, left + 4, top + 1);
+      });
+      ctx.restore();
+    },
+    beforeDatasetsDraw(chart) {
+      const { ctx, chartArea: area, scales: { x, y } } = chart;
+      if (!area) return;
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(area.left, area.top, area.width, area.height);
+      ctx.clip();
+      // rounding band along the bottom
+      const bandTop = y.getPixelForValue(ROUNDING_BAND);
+      ctx.fillStyle = shade.roundingColor;
+      ctx.fillRect(area.left, bandTop, area.width, area.bottom - bandTop);
+      ctx.fillStyle = shade.textColor;
+      ctx.font = `${shade.fontSize}px ${shade.fontFamily}`;
+      ctx.textAlign = 'right';
+      ctx.textBaseline = 'bottom';
+      ctx.fillText(shade.roundingLabel, area.right - 6, bandTop - 3);
+      // np.allclose True for the plotted word
+      for (const [lo, hi] of shade.ranges ?? []) {
+        const left = Math.max(area.left, x.getPixelForValue(lo));
+        const right = Math.min(area.right, x.getPixelForValue(hi));
+        if (right <= left) continue;
+        ctx.fillStyle = shade.trueColor;
+        ctx.fillRect(left, area.top, right - left, area.height);
+        for (const px of [left, right]) {
+          if (px > area.left + 1 && px < area.right - 1) verticalLine(ctx, area, px, { color: shade.trueEdge, width: 1 });
+        }
+        const label = shade.trueLabel;
+        const width = ctx.measureText(label).width;
+        if (right - left > width + 12) {
+          ctx.fillStyle = shade.trueText;
+          ctx.textAlign = 'left';
+          ctx.textBaseline = 'top';
+          ctx.fillText(label, left + 6, area.top + 6);
+        }
       }
-    }
-    ctx.restore();
-  },
-};
+      ctx.restore();
+    },
+  };
+}
 
 // A log axis gets a tick at 1, 2, ... 9 of every decade; only whole decades
 // are kept (a grid line each), because Chart.js sets the font and measures
@@ -153,6 +159,41 @@ function nowPlugin(now) {
   };
 }
 
+// The two curves. Their points stay in chart.data.datasets (the readout and
+// tests read them there), but the datasets are hidden from Chart.js: a change
+// of dataset data would need chart.update(), whose layout pass (measuring
+// every tick label) is most of a new sweep's drawing time. Drawn the way
+// Chart.js draws a line with tension 0 and spanGaps false: straight segments,
+// broken at null, the first dataset on top.
+const curvesPlugin = {
+  id: 'poslabCurves',
+  afterDatasetsDraw(chart) {
+    const { ctx, chartArea: area, scales: { x, y } } = chart;
+    if (!area) return;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(area.left, area.top, area.width, area.height);
+    ctx.clip();
+    for (const d of [...chart.data.datasets].reverse()) {
+      ctx.strokeStyle = d.borderColor;
+      ctx.lineWidth = d.borderWidth;
+      ctx.setLineDash(d.borderDash ?? []);
+      ctx.beginPath();
+      let drawing = false;
+      for (const p of d.data) {
+        if (p.y === null) { drawing = false; continue; }
+        const px = x.getPixelForValue(p.x);
+        const py = y.getPixelForValue(p.y);
+        if (drawing) ctx.lineTo(px, py);
+        else ctx.moveTo(px, py);
+        drawing = true;
+      }
+      ctx.stroke();
+    }
+    ctx.restore();
+  },
+};
+
 const tickLabel = (every) => (value) => {
   const exp = decadeOf(value);
   return exp % every === 0 ? powerOfTen(exp) : '';
@@ -186,16 +227,17 @@ export function createPlot(figure) {
   // and one point per curve, {label, x, y (floored), value, allclose, radius,
   // curve: 'word' or 'mean'}; colours from the theme.
   const now = { x: null, points: [], markerColor: '', background: '', colors: {} };
-  let laidOut = { sweep: null, key: '' }; // what the last chart.update() laid out
+  const shade = { ranges: [], thresholds: [] };
+  let drawn = { sweep: null, key: '' }; // the sweep and the rest the curves were last set from
   const readout = { index: null, lines: [], font: '', fontSize: 13, text: '', background: '', border: '' };
 
   const chart = new Chart(canvas, {
     type: 'line',
     data: {
       datasets: [
-        // Points are not drawn; the hover readout rings the one under the pointer.
-        { label: 'word', data: [], borderWidth: 3, pointRadius: 0, pointHoverRadius: 0, tension: 0, spanGaps: false },
-        { label: 'sentence mean', data: [], borderWidth: 2.5, borderDash: [7, 5], pointRadius: 0, pointHoverRadius: 0, tension: 0 },
+        // Drawn by curvesPlugin; the hover readout rings the point under the pointer.
+        { label: 'word', data: [], borderWidth: 3, hidden: true },
+        { label: 'sentence mean', data: [], borderWidth: 2.5, borderDash: [7, 5], hidden: true },
       ],
     },
     options: {
@@ -224,13 +266,14 @@ export function createPlot(figure) {
         // The legend is HTML above the canvas (index.html): Chart.js's own
         // re-measures its text on every update, a slider step included.
         legend: { display: false },
-        poslabShade: { ranges: [] },
         // read by their plugins at every draw; here so tests can see them
+        poslabShade: shade,
         poslabNow: now,
         poslabReadout: readout,
       },
     },
-    plugins: [shadePlugin, nowPlugin(now), readoutPlugin(readout, FLOOR)],
+    // in drawing order: curves, then thresholds (shade), marker, readout
+    plugins: [curvesPlugin, shadePlugin(shade), nowPlugin(now), readoutPlugin(readout, FLOOR)],
   });
 
   // Colours and fonts from the page's CSS (light or dark).
@@ -260,7 +303,7 @@ export function createPlot(figure) {
     now.markerColor = css(figure, '--plot-marker');
     now.colors = { word, mean };
     now.background = bg;
-    Object.assign(o.plugins.poslabShade, {
+    Object.assign(shade, {
       trueColor: css(figure, '--true-shade'),
       trueEdge: css(figure, '--true'),
       trueText: css(figure, '--true'),
@@ -276,6 +319,7 @@ export function createPlot(figure) {
     });
   }
   applyTheme();
+  chart.update('none'); // the theme's fonts and colours on the axes
 
   // Words for a threshold: where np.allclose stops saying True.
   function thresholdText(name, t) {
@@ -300,7 +344,6 @@ export function createPlot(figure) {
     setText(legendWord, word);
     setHidden(legendMarker, !state.positions);
     setAttr(figure, 'aria-busy', String(Boolean(pending)));
-    const shade = chart.options.plugins.poslabShade;
     const known = (t) => state.positions && t !== null && t !== undefined;
     const thresholds = [
       ...(paired && known(threshold) ? [{ name: 'word', value: threshold, color: shade.wordColor, label: `${word} ≈ ${sig(threshold, 2)}` }] : []),
@@ -315,10 +358,10 @@ export function createPlot(figure) {
       ...(paired ? [nowPoint(word, pair, 6, 'word')] : []),
       nowPoint('sentence mean', result.mean, 5, 'mean'),
     ] : [];
-    // Anything but the marker changes what Chart.js lays out.
+    // The curves, shading and thresholds change only with these.
     const key = JSON.stringify([sel, word, paired, thresholds]);
-    if ((sweep && sweep !== laidOut.sweep) || key !== laidOut.key) {
-      laidOut = { sweep: sweep ?? laidOut.sweep, key };
+    if ((sweep && sweep !== drawn.sweep) || key !== drawn.key) {
+      drawn = { sweep: sweep ?? drawn.sweep, key };
       w.label = word;
       if (sweep) {
         w.data = paired ? points(sweep.scales, sweep.pairs[sel]) : [];
@@ -327,10 +370,8 @@ export function createPlot(figure) {
       }
       shade.thresholds = thresholds;
       if (readout.index !== null) readout.lines = readoutLines(chart.data.datasets, readout.index, FLOOR);
-      chart.update('none');
-    } else {
-      chart.draw();
     }
+    chart.draw();
     table.update(sweep, sel, word, paired);
 
     // What the chart cannot say by itself.

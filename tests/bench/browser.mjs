@@ -9,7 +9,7 @@
 // the browser then owes for the changed text, forced at the end, so that the
 // time is the main thread's whole share of the frame except painting. A
 // keystroke changes the words, so the sweep is recomputed too: timed until
-// the chart.update() that draws the new sweep has returned, with layout forced
+// the chart.draw() that draws the new sweep has returned, with layout forced
 // after it in the same way.
 import { SITE, serveDir, launch } from '../browser/harness.mjs';
 
@@ -45,7 +45,7 @@ async function sliderSteps(page, count) {
 
 // In the page: one keystroke's change to sentence A (its first word gets a
 // spelling not used before, so the page's caches of sweeps cannot answer it:
-// every sample is a new sentence), timed until the chart.update() that draws
+// every sample is a new sentence), timed until the chart.draw() that draws
 // the new sweep returns (the page's chart instance is wrapped to note when,
 // after forcing layout).
 async function keystrokes(page, count) {
@@ -53,10 +53,10 @@ async function keystrokes(page, count) {
     const input = document.getElementById('sentence-a');
     const chart = window.Chart.getChart(document.querySelector('canvas'));
     const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
-    let drawn = null; // {at, data}: the end of the last chart.update()
-    const update = chart.update;
-    chart.update = function (...args) {
-      const out = update.apply(this, args);
+    let drawn = null; // {at, data}: the end of the last chart.draw()
+    const draw = chart.draw;
+    chart.draw = function (...args) {
+      const out = draw.apply(this, args);
       document.body.getBoundingClientRect();
       drawn = { at: performance.now(), data: this.data.datasets[1].data };
       return out;
@@ -74,7 +74,7 @@ async function keystrokes(page, count) {
       }
       times.push(drawn.at - t0);
     }
-    chart.update = update;
+    chart.draw = draw;
     return times;
   }, count);
 }

@@ -395,7 +395,7 @@ out();
 out('Measured with the Performance API inside the page (tests/bench/browser.mjs). A slider step is the input ' +
     'handler (new verdicts, table and chart, drawn before it returns) plus the style and layout it leaves owing, ' +
     'forced at the end. A keystroke changes a word, so the sweep is recomputed too: it is timed until the ' +
-    'chart.update() that draws the new sweep returns, layout forced after it. Chromium runs headless with ' +
+    'chart.draw() that draws the new sweep returns, layout forced after it. Chromium runs headless with ' +
     'software rendering (--disable-gpu), which makes canvas drawing slower than on a desktop.');
 out();
 for (const line of browserMarkdown(page)) out(line);

@@ -337,7 +337,7 @@ test('the chart has a text and table alternative, and colour is never the only s
   }
   const lines = await page.evaluate(() => {
     const c = window.Chart.getChart(document.getElementById('chart'));
-    return { word: c.data.datasets[0].borderDash ?? [], mean: c.data.datasets[1].borderDash ?? [], label: c.options.plugins.poslabShade.trueLabel };
+    return { word: c.data.datasets[0].borderDash ?? [], mean: c.data.datasets[1].borderDash ?? [], label: c.config.options.plugins.poslabShade.trueLabel };
   });
   assert.notDeepEqual(lines.word, lines.mean);
   assert.match(lines.label, /np\.allclose True/);

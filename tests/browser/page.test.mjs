@@ -280,7 +280,7 @@ test('the chart follows the slider without recomputing the sweep', async () => {
   assert.equal(start.now.x, 0.5); // the marker
   assert.deepEqual(start.now.points.map((p) => p.label), ['“man”', 'sentence mean']);
   // The shaded np.allclose-True region for "man" ends near the threshold the caption names.
-  const ranges = await page.evaluate(() => window.Chart.getChart(document.getElementById('chart')).options.plugins.poslabShade.ranges);
+  const ranges = await page.evaluate(() => window.Chart.getChart(document.getElementById('chart')).config.options.plugins.poslabShade.ranges);
   assert.equal(ranges.length, 1);
   assert.equal(ranges[0][0], 1e-9);
   assert.ok(ranges[0][1] > 5e-8 && ranges[0][1] < 2e-7, String(ranges[0][1]));
@@ -298,6 +298,24 @@ test('the chart follows the slider without recomputing the sweep', async () => {
   assert.equal(meanAt.value.toExponential(3), '6.805e-5'); // the readout shows the plotted point
   await page.mouse.move(box.x - 20, box.y - 20); // off the chart: the readout goes
   await page.waitForFunction(() => window.Chart.getChart(document.getElementById('chart')).config.options.plugins.poslabReadout.index === null);
+
+  // The curves are on the canvas where their points say: the pixel at the
+  // "man" curve's point at 1e-3 has the curve's colour.
+  const onCurve = await page.evaluate(() => {
+    const chart = window.Chart.getChart(document.getElementById('chart'));
+    const d = chart.data.datasets[0];
+    const p = d.data.find((q) => Math.abs(Math.log10(q.x) + 3) < 1e-9);
+    const ratio = chart.canvas.width / chart.width;
+    const px = chart.scales.x.getPixelForValue(p.x) * ratio;
+    const py = chart.scales.y.getPixelForValue(p.y) * ratio;
+    const [r, g, b] = chart.ctx.getImageData(Math.round(px), Math.round(py), 1, 1).data;
+    const probe = document.createElement('canvas').getContext('2d');
+    probe.fillStyle = d.borderColor;
+    probe.fillRect(0, 0, 1, 1);
+    const want = probe.getImageData(0, 0, 1, 1).data;
+    return Math.max(Math.abs(r - want[0]), Math.abs(g - want[1]), Math.abs(b - want[2]));
+  });
+  assert.ok(onCurve <= 40, `the curve's colour at its 1e-3 point (channel difference ${onCurve})`);
 
   // Slider steps redraw the marker without chart.update() (no new layout).
   await page.evaluate(() => {
@@ -320,12 +338,14 @@ test('the chart follows the slider without recomputing the sweep', async () => {
   const shown = Number((await rowOf(page, 'man')).cosine);
   assert.ok(Math.abs(shown - moved.now.points[0].value) <= 1e-3 * shown, 'the point on the chart is the table\'s value');
 
-  // Anything else recomputes the sweep.
+  // Anything else recomputes the sweep, and the new curves are drawn
+  // without a chart.update() either: the axes never change.
   await page.check('input[name="scheme"][value="rope"]');
   await settled(page);
   const rope = await chartData(page);
   assert.notDeepEqual(rope.curves[0].data, start.curves[0].data);
-  assert.ok(await page.evaluate(() => window.chartUpdates) > 0);
+  assert.notEqual(rope.pixels, moved.pixels, 'the new curves are drawn');
+  assert.equal(await page.evaluate(() => window.chartUpdates), 0);
   await done();
 });
 

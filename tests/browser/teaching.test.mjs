@@ -282,7 +282,7 @@ async function plottedThresholds(page) {
   return page.evaluate(() => {
     const chart = window.Chart.getChart(document.getElementById('chart'));
     return {
-      lines: chart.options.plugins.poslabShade.thresholds.map(({ name, value }) => ({ name, value })),
+      lines: chart.config.options.plugins.poslabShade.thresholds.map(({ name, value }) => ({ name, value })),
       word: chart.data.datasets[0].data.map((p) => ({ x: p.x, allclose: p.allclose })),
       mean: chart.data.datasets[1].data.map((p) => ({ x: p.x, allclose: p.allclose })),
       caption: document.querySelector('.chart-caption').textContent,
