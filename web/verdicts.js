@@ -39,19 +39,23 @@ function setFigure(cell, value) {
   setText(cell.querySelector('.tag'), rounding ? 'rounding' : '');
 }
 
+// Table roles stated outright: the CSS lays the table out as grid rows,
+// and browsers drop a table's semantics along with its display.
+const withRole = (node, role) => { node.setAttribute('role', role); return node; };
+
 function figureCell(className, label) {
-  const cell = el('td', `figure ${className}`);
+  const cell = withRole(el('td', `figure ${className}`), 'cell');
   cell.dataset.label = label;
   cell.append(el('span', 'num'), el('span', 'tag'));
   return cell;
 }
 
 function makeRow() {
-  const row = el('tr');
-  const word = el('th', 'word');
+  const row = withRole(el('tr'), 'row');
+  const word = withRole(el('th', 'word'), 'rowheader');
   word.scope = 'row';
   word.append(el('span', 'w'), el('span', 'where'));
-  const verdict = el('td', 'allclose');
+  const verdict = withRole(el('td', 'allclose'), 'cell');
   verdict.dataset.label = 'np.allclose';
   verdict.append(verdictNode('verdict'));
   row.append(word, verdict, figureCell('maxdiff', 'max |diff|'), figureCell('cosine', 'cosine distance'));

@@ -349,6 +349,51 @@ test('the chart has a text and table alternative, and colour is never the only s
   assert.deepEqual(problems, []);
 });
 
+// The browser's own accessibility tree (what a screen reader gets): the
+// table named `name`, as rows of {role, name} cells.
+async function axTable(page, name) {
+  const cdp = await page.context().newCDPSession(page);
+  const { nodes } = await cdp.send('Accessibility.getFullAXTree');
+  await cdp.detach();
+  const byId = new Map(nodes.map((n) => [n.nodeId, n]));
+  const table = nodes.find((n) => n.role?.value === 'table' && (n.name?.value ?? '').includes(name));
+  if (!table) return null;
+  const rows = [];
+  const walk = (node) => {
+    for (const id of node.childIds ?? []) {
+      const child = byId.get(id);
+      if (!child) continue;
+      if (child.role?.value === 'row') {
+        rows.push((child.childIds ?? []).map((c) => byId.get(c)).filter(Boolean)
+          .map((c) => ({ role: c.role?.value, name: (c.name?.value ?? '').trim() })));
+      } else {
+        walk(child);
+      }
+    }
+  };
+  walk(table);
+  return rows;
+}
+
+test('the verdict table is a table to assistive technology, wide and narrow', async () => {
+  for (const width of [1280, 375]) {
+    const { page, problems, close } = await open('/#pos=1', { width });
+    const rows = await axTable(page, 'Each word of sentence A');
+    assert.ok(rows, `${width} px: a table in the accessibility tree`);
+    assert.equal(rows.length, 5, `${width} px: a header row, three words and the mean`);
+    assert.deepEqual(rows[0].map((c) => c.role), ['columnheader', 'columnheader', 'columnheader', 'columnheader']);
+    assert.deepEqual(rows.slice(1).map((r) => r.map((c) => c.role)), Array(4).fill(['rowheader', 'cell', 'cell', 'cell']));
+    assert.match(rows[3][0].name, /^man/);
+    assert.match(rows[3][1].name, /False/);
+    // (narrow, the cell's name starts with the label the CSS shows before the figure)
+    const figure = await page.$eval('#verdict-rows tr:nth-child(3) .maxdiff .num', (n) => n.textContent);
+    assert.match(figure, /^\d/);
+    assert.ok(rows[3][2].name === figure || rows[3][2].name === `max |diff| ${figure}`, `${width} px: ${rows[3][2].name}`);
+    assert.deepEqual(problems, []);
+    await close();
+  }
+});
+
 test('prefers-reduced-motion turns transitions and animations off; dark mode is respected', async () => {
   const { page, problems } = await sharedLab();
   const motion = async (reducedMotion) => {
