@@ -1,4 +1,4 @@
-// dom.js - the two DOM helpers every panel uses.
+// dom.js - the DOM helpers every panel uses: each writes only on a change.
 
 // Rewrites text only when it changed, and in place when the node holds one
 // text node: changing its data re-lays out that text alone, where assigning
@@ -23,6 +23,10 @@ export function el(tag, className, text) {
 // value still invalidates the element's style, on every slider step.
 export function setHidden(node, hidden) {
   if (node.hidden !== hidden) node.hidden = hidden;
+}
+
+export function setChecked(input, checked) {
+  if (input.checked !== checked) input.checked = checked;
 }
 
 export function setAttr(node, name, value) {

@@ -14,7 +14,7 @@ import { createTour } from './tour.js';
 import { createHeatmaps } from './heatmap.js';
 import { createPermutation, createBaseline } from './permutation.js';
 import { createExport } from './export.js';
-import { setText, setHidden, setAttr } from './dom.js';
+import { setText, setHidden, setAttr, setChecked } from './dom.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -151,12 +151,12 @@ function showTyped(name) {
 
 function showControls() {
   for (const name of Object.keys(TYPED)) showTyped(name);
-  $('positions').checked = state.positions;
+  setChecked($('positions'), state.positions);
   setText($('positions-state'), state.positions ? 'on' : 'off');
-  $('causal').checked = state.causal;
+  setChecked($('causal'), state.causal);
   setText($('causal-state'), state.causal ? 'on' : 'off');
   document.documentElement.classList.toggle('positions-off', !state.positions);
-  for (const radio of document.querySelectorAll('input[name="scheme"]')) radio.checked = radio.value === state.scheme;
+  for (const radio of document.querySelectorAll('input[name="scheme"]')) setChecked(radio, radio.value === state.scheme);
   const slider = $('scale-slider');
   const exponent = state.scale > 0 ? Math.log10(state.scale) : SLIDER.min;
   const position = Math.min(SLIDER.max, Math.max(SLIDER.min, exponent));
@@ -167,16 +167,18 @@ function showControls() {
   const words = wordsOf(state.a);
   const key = JSON.stringify(words);
   if (select.dataset.words !== key) {
-    select.replaceChildren(...words.map((word, k) => {
-      const option = document.createElement('option');
-      option.value = String(k);
-      option.textContent = `${k + 1}. ${excerpt(word, 40)}`;
-      return option;
-    }));
+    // Rewritten in place: a keystroke changes one word, not the list.
+    while (select.options.length > words.length) select.lastElementChild.remove();
+    words.forEach((word, k) => {
+      const option = select.options[k] ?? select.appendChild(document.createElement('option'));
+      setAttr(option, 'value', String(k));
+      setText(option, `${k + 1}. ${excerpt(word, 40)}`);
+    });
     select.dataset.words = key;
   }
-  select.value = String(state.word);
-  $('presets').value = ''; // the menu is an action, not a setting
+  if (select.value !== String(state.word)) select.value = String(state.word);
+  const presets = $('presets');
+  if (presets.value !== '') presets.value = ''; // the menu is an action, not a setting
 }
 
 // The sweep and thresholds for the chart (a failure is shown once, not retried).

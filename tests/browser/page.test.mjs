@@ -189,6 +189,14 @@ test('another same-words pair is True again with positions off', async () => {
   assert.match(await page.textContent('#notes'), /No partner in B: “🐶”/);
   assert.match(await page.textContent('#notes'), /No partner in A: “cat”/);
   assert.equal((await rowOf(page, '🐶')).allclose, 'n/a');
+  // The word menu follows sentence A as it grows and shrinks.
+  const options = () => page.$$eval('#plot-word option', (o) => o.map((x) => `${x.value}:${x.textContent}`));
+  assert.deepEqual(await options(), ['0:1. 🐶', '1:2. bites', '2:3. 男の人']);
+  await type(page, '#sentence-a', 'a b c d e');
+  assert.deepEqual(await options(), ['0:1. a', '1:2. b', '2:3. c', '3:4. d', '4:5. e']);
+  await type(page, '#sentence-a', 'z b');
+  assert.deepEqual(await options(), ['0:1. z', '1:2. b']);
+  assert.equal(await page.inputValue('#plot-word'), '1');
   await done();
 });
 
