@@ -64,18 +64,21 @@ site: wasm
 	rm -rf $(SITE) $(PAGE_SRC)
 	mkdir -p $(SITE)/vendor $(PAGE_SRC)
 	cp web/*.html web/*.svg web/package.json $(SITE)/
-	# The page's modules and the Emscripten glue as one file: one request, and
-	# no module graph to discover before the lab can start.
+	# The page's modules as one file, and the sweep worker's as another; both
+	# import the wrapper, poslab.js (with the Emscripten glue beside it), which
+	# is also there on its own for scripts that import it (spec/interfaces.md).
+	# index.html preloads it, so the page has no module graph to discover.
 	cp web/*.js $(BUILD)/wasm/poslab-core.js $(PAGE_SRC)/
-	$(ESBUILD) $(PAGE_SRC)/main.js --bundle --format=esm --external:./vendor/chart.min.js --external:node:* \
+	$(ESBUILD) $(PAGE_SRC)/main.js --bundle --format=esm --external:./vendor/chart.min.js --external:./poslab.js \
 	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/main.js
-	# The wrapper on its own, for scripts that import it (spec/interfaces.md).
+	$(ESBUILD) $(PAGE_SRC)/sweep_worker.js --bundle --format=esm --external:./poslab.js \
+	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/sweep_worker.js
 	$(ESBUILD) web/poslab.js --minify --sourcemap --target=es2022 --outfile=$(SITE)/poslab.js
+	$(ESBUILD) $(BUILD)/wasm/poslab-core.js --minify --target=es2022 --outfile=$(SITE)/poslab-core.js
 	$(ESBUILD) web/style.css --minify --sourcemap --outfile=$(SITE)/style.css
 	$(ESBUILD) web/vendor/chart.entry.js --bundle --minify --format=iife --target=es2020 \
 	  --legal-comments=eof --outfile=$(SITE)/vendor/chart.min.js
 	cp node_modules/chart.js/LICENSE.md $(SITE)/vendor/chart.js-LICENSE.md
-	cp $(BUILD)/wasm/poslab-core.js $(SITE)/poslab-core.js
 	cp $(BUILD)/wasm/poslab-core.wasm $(SITE)/poslab.wasm
 
 serve: site native

@@ -30,6 +30,7 @@ let plot = null;
 const refused = {}; // state property -> {raw, message}: typed text the lab did not accept
 let sweepQueued = false;
 let sweepFailed = null; // the sweep key that failed, so it is not retried in a loop
+let sweepWorker = null; // sweep_worker.js, once started; null: the chart is computed here
 // The guided tour: the step shown (0: none; kept in the hash as tour=n),
 // the guesses made in this visit, and where a skipped tour would resume.
 let tourStep = 0;
@@ -199,15 +200,56 @@ const afterPaint = () => new Promise((resolve) => {
   setTimeout(resolve, 100);
 });
 
+// A worker of its own for the chart's data (sweep_worker.js), so that a
+// slow sweep never holds up typing. Without one (an old browser, a worker
+// that cannot start) the page computes the chart itself.
+function startSweepWorker() {
+  let worker;
+  try {
+    worker = new Worker(new URL('./sweep_worker.js', import.meta.url), { type: 'module' });
+  } catch {
+    return null;
+  }
+  // A worker whose script cannot load says so only with this event, and
+  // would drop requests silently: from then on the page does the work (a
+  // request already sent is rejected by its own listener, see scheduleSweep).
+  worker.addEventListener('error', () => dropSweepWorker(worker, 'its script did not load'));
+  return worker;
+}
+
+function dropSweepWorker(worker, why) {
+  if (sweepWorker !== worker) return;
+  console.warn(`poslab: the chart is computed on the page: the sweep worker failed (${why})`);
+  worker.terminate();
+  sweepWorker = null;
+}
+
 // The chart's data after the verdicts are painted, so typing never waits for
-// it: the sweep first, drawn at once, then the thresholds (a slow sweep's
+// it. In the worker: one request at a time, for the state current when it is
+// sent; render() then asks again if the state has moved on. Without the
+// worker: the sweep first, drawn at once, then the thresholds (a slow sweep's
 // bisections take a tenth as long again) after that is painted.
 function scheduleSweep() {
   if (sweepQueued) return;
   sweepQueued = true;
-  afterPaint().then(() => {
+  afterPaint().then(async () => {
+    const worker = sweepWorker;
+    if (worker) {
+      const key = model.sweepKey(state);
+      try {
+        await model.chartDataOffThread(state, worker);
+      } catch (e) {
+        if (e instanceof Error) {
+          sweepFailed = key;
+          fail('The chart could not be computed', e);
+        } else {
+          dropSweepWorker(worker, e.broken);
+        }
+      }
+    } else {
+      computeChart({ sweepOnly: model.cachedSweep(state) === undefined });
+    }
     sweepQueued = false;
-    computeChart({ sweepOnly: model.cachedSweep(state) === undefined });
     render();
   });
 }
@@ -450,6 +492,7 @@ async function start() {
     link: () => { writeHash(); return window.location.href; },
   });
   storedTourStep();
+  if (chartScript) sweepWorker = startSweepWorker();
   render();
   if (chartScript) {
     try {

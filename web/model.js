@@ -2,11 +2,11 @@
 // into the lab's config, runs the verdict on every change and the sweep only
 // when something other than the magnitude changed (both cached).
 import { MAX_SENTENCE_CHARS, NUL_PROBLEM, wordsOf } from './state.js';
+import { SWEEP, thresholdFor } from './sweep.js';
 
-// The plot's magnitudes: 10 per decade from 1e-9 to 1e3.
-export const SWEEP = { lo: 1e-9, hi: 1e3, count: 121 };
-// Where lab.threshold looks for the last magnitude at which allclose holds.
-export const THRESHOLD_RANGE = { lo: 1e-12, hi: 1e6, relTol: 1e-3 };
+// The ranges and the threshold search live in sweep.js, which the sweep
+// worker shares.
+export { SWEEP, THRESHOLD_RANGE, thresholdSearch, thresholdFor } from './sweep.js';
 
 // State property -> the lab's config key, for the fields a student types.
 const CONFIG_KEY = {
@@ -17,18 +17,6 @@ const CONFIG_KEY = {
 // the core, which takes UTF-8.
 const wellFormed = (s) => (typeof s.toWellFormed === 'function' ? s.toWellFormed()
   : s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD'));
-
-// Where lab.threshold should look, given the sweep already on the plot: the
-// step between the last True and the first False, so that the core bisects
-// one step instead of walking the whole range again (at 64 words and d 512
-// that walk costs as much as the sweep). Below or above the plot when the
-// curve is False or True all along it.
-export function thresholdSearch(points, scales) {
-  const first = points.findIndex((p) => !p.allclose);
-  if (first === 0) return { ...THRESHOLD_RANGE, hi: scales[0] };
-  if (first < 0) return { ...THRESHOLD_RANGE, lo: scales[scales.length - 1] };
-  return { lo: scales[first - 1], hi: scales[first], relTol: THRESHOLD_RANGE.relTol };
-}
 
 // A chart update whose sweep and thresholds should take at most this long is
 // computed at once, with the verdicts: the chart then follows the keystroke
@@ -66,6 +54,7 @@ export class Model {
     this.sweeps = new Cache(8); // switching positions off and on again is free
     this.thresholds = new Cache(64);
     this.msPerWork = null; // measured on the last chart data computed
+    this.requests = 0; // to the sweep worker
   }
 
   // The lab's config for a state. Positions off means scheme "none".
@@ -143,6 +132,39 @@ export class Model {
     this.threshold(state, -1);
   }
 
+  // Computes chartData(state) in `worker` (sweep_worker.js) instead, so that
+  // the page's thread stays free: the caller awaits it, one at a time.
+  // Resolves once the sweep and the thresholds of the plotted word and the
+  // mean are cached. Rejects with {broken} if the worker cannot compute
+  // (then the page computes the chart itself), or with the core's Error.
+  chartDataOffThread(state, worker) {
+    const key = this.sweepKey(state);
+    const haveSweep = this.sweeps.get(key) !== undefined;
+    const pairs = [state.word, -1].filter((pair) => this.cachedThreshold(state, pair) === undefined);
+    const work = sweepWork(state);
+    return new Promise((resolve, reject) => {
+      const id = ++this.requests;
+      const done = (fn) => {
+        worker.removeEventListener('message', onMessage);
+        worker.removeEventListener('error', onError);
+        fn();
+      };
+      const onMessage = ({ data }) => {
+        if (data.id !== id) return;
+        if (data.broken !== undefined) { done(() => reject({ broken: data.broken })); return; }
+        if (data.error !== undefined) { done(() => reject(new Error(data.error))); return; }
+        if (data.sweep) this.sweeps.set(key, data.sweep);
+        if (data.ms !== null) this.msPerWork = data.ms / work;
+        for (const [pair, value] of data.thresholds) this.thresholds.set(`${key}#${pair}`, value);
+        done(resolve);
+      };
+      const onError = (event) => done(() => reject({ broken: event.message || 'the sweep worker failed' }));
+      worker.addEventListener('message', onMessage);
+      worker.addEventListener('error', onError);
+      worker.postMessage({ id, key, config: this.configOf(state), sweep: SWEEP, pairs, haveSweep });
+    });
+  }
+
   // Whether chartData(state) should fit in QUICK_CHART_MS, judged by the last sweep.
   chartDataIsQuick(state) {
     return this.msPerWork !== null && this.msPerWork * sweepWork(state) < QUICK_CHART_MS;
@@ -161,11 +183,7 @@ export class Model {
     const key = `${this.sweepKey(state)}#${pair}`;
     let value = this.thresholds.get(key);
     if (value === undefined) {
-      const sweep = this.sweep(state);
-      const points = pair < 0 ? sweep.mean : sweep.pairs[pair];
-      value = points && points.length
-        ? this.lab.threshold(this.configOf(state), pair, thresholdSearch(points, sweep.scales))
-        : null; // an unpaired word: nothing to compare
+      value = thresholdFor(this.lab, this.configOf(state), this.sweep(state), pair);
       this.thresholds.set(key, value);
     }
     return value;

@@ -357,6 +357,88 @@ test('the chart follows the slider without recomputing the sweep', async () => {
   await done();
 });
 
+// 64 words at d 512 (the largest allowed): a sweep takes ~0.2 s.
+const LARGE = (() => {
+  const words = Array.from({ length: 64 }, (_, i) => `w${String(i + 1).padStart(2, '0')}`);
+  return `/#a=${words.join('+')}&b=${[...words].reverse().join('+')}&pos=1&scheme=random&scale=0.5&dim=512&word=0`;
+})();
+
+test('a large sweep is computed off the page\'s thread, so typing never waits for it', async () => {
+  const { page, done } = await open(LARGE);
+  const workerScripts = [];
+  page.on('request', (r) => { if (r.url().endsWith('/sweep_worker.js')) workerScripts.push(r.url()); });
+  // A new first word: its verdicts at once, the chart later; meanwhile the
+  // page's thread keeps running (a zero-delay message loop measures the
+  // longest time it was held), where a sweep on the page would hold it for
+  // as long as the chart is pending.
+  const seen = await page.evaluate(() => new Promise((resolve) => {
+    const input = document.getElementById('sentence-a');
+    input.value = `zz${input.value.slice(3)}`;
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+    const first = document.querySelector('#verdict-rows tr .w').textContent;
+    const busy = () => document.getElementById('plot').getAttribute('aria-busy') === 'true';
+    const startedBusy = busy();
+    const channel = new MessageChannel();
+    const t0 = performance.now();
+    let last = t0;
+    let longest = 0;
+    channel.port1.onmessage = () => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+      if (busy() && now - t0 < 20000) channel.port2.postMessage(0);
+      else resolve({ first, startedBusy, pending: now - t0, longest });
+    };
+    channel.port2.postMessage(0);
+  }));
+  assert.equal(seen.first, 'zz');
+  assert.ok(seen.startedBusy, 'the chart is pending right after the keystroke');
+  assert.ok(seen.longest < seen.pending / 2,
+    `the page's thread was held at most ${seen.longest.toFixed(0)} ms of the ${seen.pending.toFixed(0)} ms the chart was pending`);
+  await settled(page);
+  // The chart shows the new sentence's sweep, the same as the page's own
+  // copy of the core computes (poslab.js, imported into the page).
+  const check = await page.evaluate(async () => {
+    const chart = window.Chart.getChart(document.getElementById('chart'));
+    const { createLab } = await import('./poslab.js');
+    const lab = await createLab();
+    const a = document.getElementById('sentence-a').value;
+    const b = document.getElementById('sentence-b').value;
+    const { sweep } = lab.run({ sentence_a: a, sentence_b: b, dim: 512, scheme: 'random', scale: 0.5, sweep: { lo: 1e-9, hi: 1e3, count: 121 } });
+    lab.dispose();
+    const shown = chart.data.datasets[1].data.map((p) => p.value);
+    return { same: shown.length === 121 && shown.every((v, i) => v === sweep.mean[i].cosine_distance), legend: chart.data.datasets[0].label };
+  });
+  assert.ok(check.same, 'the plotted mean curve is the core\'s sweep of the new sentences');
+  assert.equal(check.legend, '“zz”');
+  assert.equal(workerScripts.length, 0, 'the worker was started before this keystroke, once');
+  await done();
+});
+
+test('without its worker the page computes the chart itself', async () => {
+  const page = await context.newPage();
+  page.setDefaultTimeout(10000);
+  const warnings = [];
+  const problems = [];
+  page.on('console', (m) => {
+    if (m.type() === 'warning') warnings.push(m.text());
+    if (m.type() === 'error' && !/sweep_worker\.js|404/.test(m.text())) problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(e.message));
+  await page.route('**/sweep_worker.js', (route) => route.fulfill({ status: 404, body: 'not here' }));
+  await page.goto(`${origin}/#pos=1`);
+  await settled(page);
+  const mean = await page.evaluate(() => {
+    const chart = window.Chart.getChart(document.getElementById('chart'));
+    return chart.data.datasets[1].data.find((p) => Math.abs(Math.log10(p.x) + 3) < 1e-9).value;
+  });
+  assert.equal(mean.toExponential(3), '6.805e-5'); // as in the test above, computed on the page
+  assert.match(await page.textContent('.chart-caption'), /only below a magnitude of about 9\.1e-08/);
+  assert.ok(warnings.some((w) => /sweep worker failed/.test(w)), warnings.join(' | '));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('bad input shows a message beside the field and keeps the last result', async () => {
   const { page, done } = await open('/');
   await switchOn(page, 'positions');
