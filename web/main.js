@@ -237,7 +237,7 @@ function scheduleSweep() {
     if (worker) {
       const key = model.sweepKey(state);
       try {
-        await model.chartDataOffThread(state, worker);
+        await model.chartDataOffThread(state, worker, { onSweep: render });
       } catch (e) {
         if (e instanceof Error) {
           sweepFailed = key;

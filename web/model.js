@@ -134,10 +134,11 @@ export class Model {
 
   // Computes chartData(state) in `worker` (sweep_worker.js) instead, so that
   // the page's thread stays free: the caller awaits it, one at a time.
-  // Resolves once the sweep and the thresholds of the plotted word and the
-  // mean are cached. Rejects with {broken} if the worker cannot compute
-  // (then the page computes the chart itself), or with the core's Error.
-  chartDataOffThread(state, worker) {
+  // Calls onSweep() once the sweep is cached (the curves can be drawn), and
+  // resolves once the thresholds of the plotted word and the mean are too.
+  // Rejects with {broken} if the worker cannot compute (then the page
+  // computes the chart itself), or with the core's Error.
+  chartDataOffThread(state, worker, { onSweep = () => {} } = {}) {
     const key = this.sweepKey(state);
     const haveSweep = this.sweeps.get(key) !== undefined;
     const pairs = [state.word, -1].filter((pair) => this.cachedThreshold(state, pair) === undefined);
@@ -153,8 +154,12 @@ export class Model {
         if (data.id !== id) return;
         if (data.broken !== undefined) { done(() => reject({ broken: data.broken })); return; }
         if (data.error !== undefined) { done(() => reject(new Error(data.error))); return; }
-        if (data.sweep) this.sweeps.set(key, data.sweep);
-        if (data.ms !== null) this.msPerWork = data.ms / work;
+        if (data.sweep) {
+          this.sweeps.set(key, data.sweep);
+          if (data.ms !== null) this.msPerWork = data.ms / work;
+          onSweep();
+          return;
+        }
         for (const [pair, value] of data.thresholds) this.thresholds.set(`${key}#${pair}`, value);
         done(resolve);
       };

@@ -5,8 +5,10 @@
 // time; the last sweep is kept, so asking for another word's threshold on the
 // same sentences does not sweep again.
 //
-//   request: {id, key (the sweep key), config, sweep (the range), pairs: [pair, ...]}
-//   reply:   {id, sweep (or null if the request had it already), ms, thresholds: [[pair, value], ...]}
+//   request: {id, key (the sweep key), config, sweep (the range), pairs: [pair, ...], haveSweep}
+//   replies: {id, sweep, ms} first, unless the page has that sweep already
+//            (so it can draw the curves while the thresholds are computed),
+//            then {id, thresholds: [[pair, value], ...]};
 //            or {id, error: message} when the core refuses the config,
 //            or {id, broken: message} when this copy of the core could not start
 import { createLab } from './poslab.js';
@@ -31,8 +33,9 @@ self.onmessage = async ({ data }) => {
       last = { key, sweep: lab.run({ ...config, sweep: range }).sweep };
       ms = performance.now() - t0;
     }
+    if (!haveSweep) self.postMessage({ id, sweep: last.sweep, ms });
     const thresholds = pairs.map((pair) => [pair, thresholdFor(lab, config, last.sweep, pair)]);
-    self.postMessage({ id, sweep: haveSweep ? null : last.sweep, ms, thresholds });
+    self.postMessage({ id, thresholds });
   } catch (e) {
     self.postMessage({ id, error: String(e?.message ?? e) });
   }

@@ -32,11 +32,12 @@ function verdictNode(className) {
 }
 
 // A number cell: the figure, plus a quiet tag when it is only rounding.
+// cell: {num, tag}, the cell's two spans.
 function setFigure(cell, value) {
   const missing = value === undefined;
-  setText(cell.querySelector('.num'), missing ? '–' : sig(value));
+  setText(cell.num, missing ? '–' : sig(value));
   const rounding = !missing && value !== null && Math.abs(value) < ROUNDING_LEVEL;
-  setText(cell.querySelector('.tag'), rounding ? 'rounding' : '');
+  setText(cell.tag, rounding ? 'rounding' : '');
 }
 
 // Table roles stated outright: the CSS lays the table out as grid rows,
@@ -46,28 +47,37 @@ const withRole = (node, role) => { node.setAttribute('role', role); return node;
 function figureCell(className, label) {
   const cell = withRole(el('td', `figure ${className}`), 'cell');
   cell.dataset.label = label;
-  cell.append(el('span', 'num'), el('span', 'tag'));
-  return cell;
+  const num = el('span', 'num');
+  const tag = el('span', 'tag');
+  cell.append(num, tag);
+  return { cell, num, tag };
 }
 
+// One table row: the <tr> and the nodes a render rewrites, kept so that a
+// slider step at 64 words does not look up ~500 nodes again.
 function makeRow() {
-  const row = withRole(el('tr'), 'row');
+  const tr = withRole(el('tr'), 'row');
   const word = withRole(el('th', 'word'), 'rowheader');
   word.scope = 'row';
-  word.append(el('span', 'w'), el('span', 'where'));
-  const verdict = withRole(el('td', 'allclose'), 'cell');
-  verdict.dataset.label = 'np.allclose';
-  verdict.append(verdictNode('verdict'));
-  row.append(word, verdict, figureCell('maxdiff', 'max |diff|'), figureCell('cosine', 'cosine distance'));
-  return row;
+  const w = el('span', 'w');
+  const where = el('span', 'where');
+  word.append(w, where);
+  const cell = withRole(el('td', 'allclose'), 'cell');
+  cell.dataset.label = 'np.allclose';
+  const verdict = verdictNode('verdict');
+  cell.append(verdict);
+  const maxdiff = figureCell('maxdiff', 'max |diff|');
+  const cosine = figureCell('cosine', 'cosine distance');
+  tr.append(word, cell, maxdiff.cell, cosine.cell);
+  return { tr, w, where, verdict, maxdiff, cosine };
 }
 
 function fillRow(row, { word, where, verdict, maxDiff, cosine }) {
-  setText(row.querySelector('.w'), word);
-  setText(row.querySelector('.where'), where);
-  setVerdict(row.querySelector('.verdict'), verdict);
-  setFigure(row.querySelector('.maxdiff'), maxDiff);
-  setFigure(row.querySelector('.cosine'), cosine);
+  setText(row.w, word);
+  setText(row.where, where);
+  setVerdict(row.verdict, verdict);
+  setFigure(row.maxdiff, maxDiff);
+  setFigure(row.cosine, cosine);
 }
 
 // Words for one compared pair (or the mean) on a card.
@@ -119,7 +129,7 @@ export function createVerdicts(root) {
   const notes = root.querySelector('#notes');
   const body = root.querySelector('#verdict-rows');
   const meanRow = makeRow();
-  meanRow.classList.add('mean-row');
+  meanRow.tr.classList.add('mean-row');
   const rows = [];
 
   function render(result, state) {
@@ -160,12 +170,11 @@ export function createVerdicts(root) {
     setHidden(notes, lines.length === 0);
 
     // The table: one row per word of A, then the mean.
-    while (rows.length > wordsA.length) rows.pop().remove();
+    while (rows.length > wordsA.length) rows.pop().tr.remove();
     while (rows.length < wordsA.length) rows.push(makeRow());
     result.pairs.forEach((p, k) => {
       const row = rows[k];
-      if (row.dataset.index !== String(k)) row.dataset.index = String(k);
-      row.classList.toggle('selected', k === selected);
+      row.tr.classList.toggle('selected', k === selected);
       fillRow(row, {
         word: p.word,
         where: p.index_b === null ? `out_a[${p.index_a}], no partner in B` : `out_a[${p.index_a}] vs out_b[${p.index_b}]`,
@@ -182,7 +191,7 @@ export function createVerdicts(root) {
       cosine: result.mean.cosine_distance,
     });
     // Re-append only if the order is off, so unchanged rows are not re-announced.
-    const wanted = [...rows, meanRow];
+    const wanted = [...rows, meanRow].map((row) => row.tr);
     if (wanted.some((row, k) => body.children[k] !== row) || body.children.length !== wanted.length) {
       body.replaceChildren(...wanted);
     }
