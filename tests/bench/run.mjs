@@ -376,14 +376,16 @@ const group = (pred) => siteFiles.filter(pred).reduce((t, f) => ({ bytes: t.byte
                                                                   names: [...t.names, f.name] }),
                                                      { bytes: 0, gzip: 0, names: [] });
 const pageFiles = new Set(page.loaded);
+const PAGE_JS = /^(main|poslab|poslab-core|sweep_worker)\.js$/;
 const loaded = (f) => pageFiles.has(f.name);
 const sizes = [
   ['WebAssembly (poslab.wasm)', group((f) => loaded(f) && f.name === 'poslab.wasm')],
-  ['page JS: the page\'s modules, the wrapper and the Emscripten glue, one bundle', group((f) => loaded(f) && f.name === 'main.js')],
+  ['page JS: the page\'s modules (one bundle), the wrapper and the Emscripten glue, which the sweep worker shares, and the worker',
+    group((f) => loaded(f) && PAGE_JS.test(f.name))],
   ['HTML', group((f) => loaded(f) && f.name.endsWith('.html'))],
   ['CSS', group((f) => loaded(f) && f.name.endsWith('.css'))],
   ['Chart.js (vendor/chart.min.js, loaded after the first verdicts)', group((f) => loaded(f) && f.name === 'vendor/chart.min.js')],
-  ['other files the page loads', group((f) => loaded(f) && !/^(main\.js|poslab\.wasm|vendor\/chart\.min\.js)$|\.(html|css)$/.test(f.name))],
+  ['other files the page loads', group((f) => loaded(f) && !PAGE_JS.test(f.name) && !/^(poslab\.wasm|vendor\/chart\.min\.js)$|\.(html|css)$/.test(f.name))],
 ];
 const pageTotal = group(loaded);
 const chartBytes = sizes[4][1].bytes;
@@ -407,8 +409,10 @@ table(['part', 'bytes', 'gzip -9', 'files'], [
   ...sizes.map(([label, g]) => [label, bytes(g.bytes), bytes(g.gzip), g.names.join(', ') || '(none)']),
   ['**everything the page loads**', `**${bytes(pageTotal.bytes)}**`, bytes(pageTotal.gzip), ''],
 ]);
-out(`Also in the site, not loaded by the page: the wrapper on its own for scripts that import it ` +
-    `(${forScripts.names.join(', ')}; ${bytes(forScripts.bytes)} bytes), and source maps.`);
+out(forScripts.names.length
+  ? `Also in the site, not loaded by the page: ${forScripts.names.join(', ')} (${bytes(forScripts.bytes)} bytes), and source maps.`
+  : 'The wrapper the page loads, poslab.js with poslab-core.js, is the one scripts import (spec/interfaces.md); ' +
+    'the site also holds source maps, which the page does not load.');
 out();
 
 // ---- targets -------------------------------------------------------------------
