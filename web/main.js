@@ -342,6 +342,15 @@ function keepWordInRange() {
 }
 
 function typed(name, raw) {
+  // New words: a free sweep worker starts on their sweep now, while this
+  // thread works out the verdicts (each needs the words' projections: at 64
+  // words and d 512, ~50 ms done twice in parallel rather than in turn).
+  // scheduleSweep() then shares the request. Text the lab refuses fails in
+  // the worker too, and is reported below in the field's own words.
+  if ((name === 'a' || name === 'b') && sweepWorker && !model.offThreadBusy()) {
+    const next = { ...state, [name]: raw };
+    if (!model.chartDataIsQuick(next)) model.chartDataOffThread(next, sweepWorker).catch(() => {});
+  }
   const outcome = model.tryField(state, name, raw);
   if (outcome.message !== undefined) {
     refused[name] = { raw, message: outcome.message };

@@ -55,6 +55,7 @@ export class Model {
     this.thresholds = new Cache(64);
     this.msPerWork = null; // measured on the last chart data computed
     this.requests = 0; // to the sweep worker
+    this.offThread = null; // the request it is computing: {key, promise, onSweep}
   }
 
   // The lab's config for a state. Positions off means scheme "none".
@@ -133,21 +134,28 @@ export class Model {
   }
 
   // Computes chartData(state) in `worker` (sweep_worker.js) instead, so that
-  // the page's thread stays free: the caller awaits it, one at a time.
-  // Calls onSweep() once the sweep is cached (the curves can be drawn), and
-  // resolves once the thresholds of the plotted word and the mean are too.
-  // Rejects with {broken} if the worker cannot compute (then the page
-  // computes the chart itself), or with the core's Error.
+  // the page's thread stays free; one request at a time (a second call for
+  // the same sweep while it is computed shares it). Calls onSweep() once the
+  // sweep is cached (the curves can be drawn), and resolves once the
+  // thresholds of the plotted word and the mean are too. Rejects with
+  // {broken} if the worker cannot compute (then the page computes the chart
+  // itself), or with the core's Error.
   chartDataOffThread(state, worker, { onSweep = () => {} } = {}) {
     const key = this.sweepKey(state);
+    if (this.offThread?.key === key) {
+      this.offThread.onSweep.add(onSweep);
+      return this.offThread.promise;
+    }
     const haveSweep = this.sweeps.get(key) !== undefined;
     const pairs = [state.word, -1].filter((pair) => this.cachedThreshold(state, pair) === undefined);
     const work = sweepWork(state);
-    return new Promise((resolve, reject) => {
+    const request = { key, onSweep: new Set([onSweep]) };
+    request.promise = new Promise((resolve, reject) => {
       const id = ++this.requests;
       const done = (fn) => {
         worker.removeEventListener('message', onMessage);
         worker.removeEventListener('error', onError);
+        if (this.offThread === request) this.offThread = null;
         fn();
       };
       const onMessage = ({ data }) => {
@@ -157,7 +165,7 @@ export class Model {
         if (data.sweep) {
           this.sweeps.set(key, data.sweep);
           if (data.ms !== null) this.msPerWork = data.ms / work;
-          onSweep();
+          request.onSweep.forEach((f) => f());
           return;
         }
         for (const [pair, value] of data.thresholds) this.thresholds.set(`${key}#${pair}`, value);
@@ -168,6 +176,13 @@ export class Model {
       worker.addEventListener('error', onError);
       worker.postMessage({ id, key, config: this.configOf(state), sweep: SWEEP, pairs, haveSweep });
     });
+    this.offThread = request;
+    return request.promise;
+  }
+
+  // Whether a request to the sweep worker is being computed.
+  offThreadBusy() {
+    return this.offThread !== null;
   }
 
   // Whether chartData(state) should fit in QUICK_CHART_MS, judged by the last sweep.

@@ -412,6 +412,12 @@ test('a large sweep is computed off the page\'s thread, so typing never waits fo
   assert.ok(check.same, 'the plotted mean curve is the core\'s sweep of the new sentences');
   assert.equal(check.legend, '“zz”');
   assert.equal(workerScripts.length, 0, 'the worker was started before this keystroke, once');
+  // A 65th word is refused beside the field; the worker, which was asked
+  // before the page knew, fails quietly, and the chart keeps the last sweep.
+  await page.fill('#sentence-a', `${await page.inputValue('#sentence-a')} w65`);
+  await settled(page);
+  assert.match(await page.textContent('#sentence-a-error'), /65 words given; allowed: 1 to 64 words/);
+  assert.equal(await page.evaluate(() => window.Chart.getChart(document.getElementById('chart')).data.datasets[0].label), '“zz”');
   await done();
 });
 
