@@ -4,31 +4,37 @@
 
 #include <math.h>
 
+/* acc[c] += coef[r] * rows[r * stride + c] for r = 0 .. nrows-1 in order,
+   for every c < len. Four rows per pass keep acc[c] in a register instead
+   of storing and reloading it after every term; the additions and their
+   order are those of one pass per row, so the sums round as NumPy's do. */
+static void accumulate_rows(double *acc, const double *coef, const double *rows, long stride, int nrows, int len) {
+    int r = 0;
+    for (; r + 4 <= nrows; r += 4) {
+        const double *r0 = rows + r * stride, *r1 = r0 + stride, *r2 = r1 + stride, *r3 = r2 + stride;
+        double a0 = coef[r], a1 = coef[r + 1], a2 = coef[r + 2], a3 = coef[r + 3];
+        for (int c = 0; c < len; c++) {
+            double t = acc[c];
+            t += a0 * r0[c];
+            t += a1 * r1[c];
+            t += a2 * r2[c];
+            t += a3 * r3[c];
+            acc[c] = t;
+        }
+    }
+    for (; r < nrows; r++) {
+        const double *row = rows + r * stride;
+        double a = coef[r];
+        for (int c = 0; c < len; c++) acc[c] += a * row[c];
+    }
+}
+
 void matmul(double *out, const double *x, const double *w, int n, int k, int m) {
-    /* i-p-j order streams rows of w; each out[i][j] still sums p in order,
-       four p at a time in a register (as in attention_apply) */
+    /* i-p-j order streams rows of w; each out[i][j] still sums p in order */
     for (int i = 0; i < n; i++) {
         double *o = out + (long)i * m;
-        const double *xi = x + (long)i * k;
         for (int j = 0; j < m; j++) o[j] = 0.0;
-        int p = 0;
-        for (; p + 4 <= k; p += 4) {
-            const double *w0 = w + (long)p * m, *w1 = w0 + m, *w2 = w1 + m, *w3 = w2 + m;
-            double x0 = xi[p], x1 = xi[p + 1], x2 = xi[p + 2], x3 = xi[p + 3];
-            for (int j = 0; j < m; j++) {
-                double t = o[j];
-                t += x0 * w0[j];
-                t += x1 * w1[j];
-                t += x2 * w2[j];
-                t += x3 * w3[j];
-                o[j] = t;
-            }
-        }
-        for (; p < k; p++) {
-            double xip = xi[p];
-            const double *wp = w + (long)p * m;
-            for (int j = 0; j < m; j++) o[j] += xip * wp[j];
-        }
+        accumulate_rows(o, x + (long)i * k, w, m, k, m);
     }
 }
 
@@ -71,24 +77,7 @@ void attention_scores(double *scores, double *kt, const double *q, const double 
         const double *qi = q + (long)i * d;
         int visible = causal ? i + 1 : n; /* the mask hides j > i */
         for (int j = 0; j < visible; j++) row[j] = 0.0;
-        int c = 0;
-        for (; c + 4 <= d; c += 4) { /* four c at a time, as in matmul */
-            const double *k0 = kt + (long)c * n, *k1 = k0 + n, *k2 = k1 + n, *k3 = k2 + n;
-            double q0 = qi[c], q1 = qi[c + 1], q2 = qi[c + 2], q3 = qi[c + 3];
-            for (int j = 0; j < visible; j++) {
-                double t = row[j];
-                t += q0 * k0[j];
-                t += q1 * k1[j];
-                t += q2 * k2[j];
-                t += q3 * k3[j];
-                row[j] = t;
-            }
-        }
-        for (; c < d; c++) {
-            double qic = qi[c];
-            const double *ktc = kt + (long)c * n;
-            for (int j = 0; j < visible; j++) row[j] += qic * ktc[j];
-        }
+        accumulate_rows(row, qi, kt, n, d, visible); /* row[j] = sum over c of q[i][c] k[j][c] */
         for (int j = 0; j < visible; j++) row[j] /= norm;
     }
 }
@@ -116,30 +105,10 @@ void attention_apply(double *out, double *attn, const double *v, int n, int d, i
         for (int j = visible; j < n; j++) row[j] = 0.0;
         /* normalise */
         for (int j = 0; j < visible; j++) row[j] /= sum;
-        /* weighted sum of values: o[c] = sum over j of row[j] * v[j][c],
-           added in order of j. Four j at a time keep the partial sum in a
-           register instead of storing and reloading o[c] after every
-           term; the additions and their order are the same. */
+        /* weighted sum of values: o[c] = sum over j of row[j] v[j][c], in order of j */
         double *o = out + (long)i * d;
         for (int c = 0; c < d; c++) o[c] = 0.0;
-        int j = 0;
-        for (; j + 4 <= visible; j += 4) {
-            const double *v0 = v + (long)j * d, *v1 = v0 + d, *v2 = v1 + d, *v3 = v2 + d;
-            double w0 = row[j], w1 = row[j + 1], w2 = row[j + 2], w3 = row[j + 3];
-            for (int c = 0; c < d; c++) {
-                double t = o[c];
-                t += w0 * v0[c];
-                t += w1 * v1[c];
-                t += w2 * v2[c];
-                t += w3 * v3[c];
-                o[c] = t;
-            }
-        }
-        for (; j < visible; j++) {
-            const double *vj = v + (long)j * d;
-            double w = row[j];
-            for (int c = 0; c < d; c++) o[c] += w * vj[c];
-        }
+        accumulate_rows(o, row, v, d, visible, d);
     }
 }
 

@@ -20,6 +20,14 @@ export const FLOOR = 1e-17;
 const Y_MAX = 10; // a cosine distance is at most 2
 const ROUNDING_BAND = 1e-15; // below this: floating-point rounding
 
+// Saves the context and clips drawing to the plot area (restore() undoes both).
+function clipToArea(ctx, area) {
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(area.left, area.top, area.width, area.height);
+  ctx.clip();
+}
+
 // A full-height line at x pixel px of the plot area.
 function verticalLine(ctx, area, px, { color, width, dash = [] }) {
   ctx.strokeStyle = color;
@@ -89,10 +97,7 @@ function shadePlugin(shade) {
     beforeDatasetsDraw(chart) {
       const { ctx, chartArea: area, scales: { x, y } } = chart;
       if (!area) return;
-      ctx.save();
-      ctx.beginPath();
-      ctx.rect(area.left, area.top, area.width, area.height);
-      ctx.clip();
+      clipToArea(ctx, area);
       // rounding band along the bottom
       const bandTop = y.getPixelForValue(ROUNDING_BAND);
       ctx.fillStyle = shade.roundingColor;
@@ -170,10 +175,7 @@ const curvesPlugin = {
   afterDatasetsDraw(chart) {
     const { ctx, chartArea: area, scales: { x, y } } = chart;
     if (!area) return;
-    ctx.save();
-    ctx.beginPath();
-    ctx.rect(area.left, area.top, area.width, area.height);
-    ctx.clip();
+    clipToArea(ctx, area);
     for (const d of [...chart.data.datasets].reverse()) {
       ctx.strokeStyle = d.borderColor;
       ctx.lineWidth = d.borderWidth;
