@@ -485,6 +485,10 @@ async function start() {
   loadHash();
   wire();
   $('startup').hidden = true;
+  // The first hash write (a default page gets its state in the address)
+  // waits like any other: history.replaceState is a few ms that the first
+  // verdicts need not wait for.
+  hashWrittenAt = performance.now();
   // The verdicts first, so that opening the page shows its answer as soon
   // as it can; then the panels below them, the tour button's "Resume" (from
   // localStorage) and Chart.js (a third of the page's bytes).
