@@ -225,8 +225,9 @@ function dropSweepWorker(worker, why) {
 }
 
 // The chart's data after the verdicts are painted, so typing never waits for
-// it. In the worker: one request at a time, for the state current when it is
-// sent; render() then asks again if the state has moved on. Without the
+// it. In the worker: one scheduled request at a time (sharing the one a
+// keystroke may have started), for the state current when it is sent;
+// render() then asks again if the state has moved on. Without the
 // worker: the sweep first, drawn at once, then the thresholds (a slow sweep's
 // bisections take a tenth as long again) after that is painted.
 function scheduleSweep() {

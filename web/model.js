@@ -134,8 +134,9 @@ export class Model {
   }
 
   // Computes chartData(state) in `worker` (sweep_worker.js) instead, so that
-  // the page's thread stays free; one request at a time (a second call for
-  // the same sweep while it is computed shares it). Calls onSweep() once the
+  // the page's thread stays free. A call for the sweep being computed shares
+  // its request; the page queues at most two (main.js: the one a keystroke
+  // starts while the worker is free, and scheduleSweep's). Calls onSweep() once the
   // sweep is cached (the curves can be drawn), and resolves once the
   // thresholds of the plotted word and the mean are too. Rejects with
   // {broken} if the worker cannot compute (then the page computes the chart

@@ -1,9 +1,9 @@
 // sweep_worker.js - the chart's sweep and thresholds, computed on a thread of
 // their own with a second copy of the core, so that typing never waits for
 // them: at 64 words and d 512 a sweep takes about 0.2 s, which on the page's
-// thread held up every keystroke. The page (model.js) sends one request at a
-// time; the last sweep is kept, so asking for another word's threshold on the
-// same sentences does not sweep again.
+// thread held up every keystroke. Requests are answered in order (the page,
+// model.js, has at most two out); the last sweep is kept, so asking for
+// another word's threshold on the same sentences does not sweep again.
 //
 //   request: {id, key (the sweep key), config, sweep (the range), pairs: [pair, ...], haveSweep}
 //   replies: {id, sweep, ms} first, unless the page has that sweep already
