@@ -182,13 +182,18 @@ function showControls() {
   if (presets.value !== '') presets.value = ''; // the menu is an action, not a setting
 }
 
-// The sweep and thresholds for the chart (a failure is shown once, not retried).
+// A chart the core could not compute: said once, not retried for that key.
+function chartFailed(key, error) {
+  sweepFailed = key;
+  fail('The chart could not be computed', error);
+}
+
+// The sweep and thresholds for the chart, on this thread.
 function computeChart(options) {
   try {
     model.chartData(state, options);
   } catch (e) {
-    sweepFailed = model.sweepKey(state);
-    fail('The chart could not be computed', e);
+    chartFailed(model.sweepKey(state), e);
   }
 }
 
@@ -241,8 +246,7 @@ function scheduleSweep() {
         await model.chartDataOffThread(state, worker, { onSweep: render });
       } catch (e) {
         if (e instanceof Error) {
-          sweepFailed = key;
-          fail('The chart could not be computed', e);
+          chartFailed(key, e);
         } else {
           dropSweepWorker(worker, e.broken);
         }

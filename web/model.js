@@ -147,8 +147,9 @@ export class Model {
       this.offThread.onSweep.add(onSweep);
       return this.offThread.promise;
     }
-    const haveSweep = this.sweeps.get(key) !== undefined;
+    const sweep = this.sweeps.get(key) ?? null;
     const pairs = [state.word, -1].filter((pair) => this.cachedThreshold(state, pair) === undefined);
+    if (sweep && pairs.length === 0) return Promise.resolve(); // nothing to compute
     const work = sweepWork(state);
     const request = { key, onSweep: new Set([onSweep]) };
     request.promise = new Promise((resolve, reject) => {
@@ -165,7 +166,7 @@ export class Model {
         if (data.error !== undefined) { done(() => reject(new Error(data.error))); return; }
         if (data.sweep) {
           this.sweeps.set(key, data.sweep);
-          if (data.ms !== null) this.msPerWork = data.ms / work;
+          this.msPerWork = data.ms / work;
           request.onSweep.forEach((f) => f());
           return;
         }
@@ -175,7 +176,7 @@ export class Model {
       const onError = (event) => done(() => reject({ broken: event.message || 'the sweep worker failed' }));
       worker.addEventListener('message', onMessage);
       worker.addEventListener('error', onError);
-      worker.postMessage({ id, key, config: this.configOf(state), sweep: SWEEP, pairs, haveSweep });
+      worker.postMessage({ id, config: this.configOf(state), range: SWEEP, pairs, sweep });
     });
     this.offThread = request;
     return request.promise;

@@ -2,12 +2,13 @@
 // their own with a second copy of the core, so that typing never waits for
 // them: at 64 words and d 512 a sweep takes about 0.2 s, which on the page's
 // thread held up every keystroke. Requests are answered in order (the page,
-// model.js, has at most two out); the last sweep is kept, so asking for
-// another word's threshold on the same sentences does not sweep again.
+// model.js, has at most two out).
 //
-//   request: {id, key (the sweep key), config, sweep (the range), pairs: [pair, ...], haveSweep}
-//   replies: {id, sweep, ms} first, unless the page has that sweep already
-//            (so it can draw the curves while the thresholds are computed),
+//   request: {id, config, range (the sweep's), pairs: [pair, ...], sweep}
+//            sweep: the page's copy when it has one (it then needs only
+//            thresholds, and the worker does not sweep again), else null
+//   replies: {id, sweep, ms} first if the request had none (so the page can
+//            draw the curves while the thresholds are computed),
 //            then {id, thresholds: [[pair, value], ...]};
 //            or {id, error: message} when the core refuses the config,
 //            or {id, broken: message} when this copy of the core could not start
@@ -15,10 +16,9 @@ import { createLab } from './poslab.js';
 import { thresholdFor } from './sweep.js';
 
 const loading = createLab();
-let last = { key: null, sweep: null };
 
 self.onmessage = async ({ data }) => {
-  const { id, key, config, sweep: range, pairs, haveSweep } = data;
+  const { id, config, range, pairs } = data;
   let lab;
   try {
     lab = await loading;
@@ -27,14 +27,13 @@ self.onmessage = async ({ data }) => {
     return;
   }
   try {
-    let ms = null;
-    if (last.key !== key) {
+    let { sweep } = data;
+    if (!sweep) {
       const t0 = performance.now();
-      last = { key, sweep: lab.run({ ...config, sweep: range }).sweep };
-      ms = performance.now() - t0;
+      sweep = lab.run({ ...config, sweep: range }).sweep;
+      self.postMessage({ id, sweep, ms: performance.now() - t0 });
     }
-    if (!haveSweep) self.postMessage({ id, sweep: last.sweep, ms });
-    const thresholds = pairs.map((pair) => [pair, thresholdFor(lab, config, last.sweep, pair)]);
+    const thresholds = pairs.map((pair) => [pair, thresholdFor(lab, config, sweep, pair)]);
     self.postMessage({ id, thresholds });
   } catch (e) {
     self.postMessage({ id, error: String(e?.message ?? e) });

@@ -411,13 +411,30 @@ test('a large sweep is computed off the page\'s thread, so typing never waits fo
   });
   assert.ok(check.same, 'the plotted mean curve is the core\'s sweep of the new sentences');
   assert.equal(check.legend, '“zz”');
+  // Another word to follow: the page has the sweep, so the worker computes
+  // only that word's threshold, from the page's sweep.
+  await page.selectOption('#plot-word', '1');
+  await settled(page);
+  const thresholds = await page.evaluate(async () => {
+    const chart = window.Chart.getChart(document.getElementById('chart'));
+    const shown = chart.config.options.plugins.poslabShade.thresholds.find((t) => t.name === 'word');
+    const { createLab } = await import('./poslab.js');
+    const lab = await createLab();
+    const config = { sentence_a: document.getElementById('sentence-a').value, sentence_b: document.getElementById('sentence-b').value,
+      dim: 512, scheme: 'random', scale: 0.5 };
+    const whole = lab.threshold(config, 1, { lo: 1e-12, hi: 1e6, relTol: 1e-3 });
+    lab.dispose();
+    return { shown: shown?.value, whole, legend: chart.data.datasets[0].label };
+  });
+  assert.equal(thresholds.legend, '“w02”');
+  assert.ok(Math.abs(thresholds.shown - thresholds.whole) <= 2e-3 * thresholds.whole, JSON.stringify(thresholds));
   assert.equal(workerScripts.length, 0, 'the worker was started before this keystroke, once');
   // A 65th word is refused beside the field; the worker, which was asked
   // before the page knew, fails quietly, and the chart keeps the last sweep.
   await page.fill('#sentence-a', `${await page.inputValue('#sentence-a')} w65`);
   await settled(page);
   assert.match(await page.textContent('#sentence-a-error'), /65 words given; allowed: 1 to 64 words/);
-  assert.equal(await page.evaluate(() => window.Chart.getChart(document.getElementById('chart')).data.datasets[0].label), '“zz”');
+  assert.equal(await page.evaluate(() => window.Chart.getChart(document.getElementById('chart')).data.datasets[0].label), '“w02”');
   await done();
 });
 
