@@ -34,21 +34,36 @@ const JSON_NO_SWEEP = 2;   // POSLAB_JSON_NO_SWEEP
 const ARRAY = { outputA: 0, outputB: 1, attentionA: 2, attentionB: 3, scales: 4, cosine: 5, allclose: 6 }; // poslab_array
 const ASCII_SPACE = /[ \t\n\r\f\v]/;
 
-async function wasmBytes() {
+// The compiled core. Over HTTP it compiles while the bytes arrive (and from
+// the page's preload, without copying them out first); a host that serves
+// .wasm under another MIME type, which compileStreaming refuses, gets the
+// bytes compiled instead. Node, or a page opened from disk, reads the file.
+async function wasmModule() {
   const url = new URL('./poslab.wasm', import.meta.url);
-  if (url.protocol === 'file:') { // Node, or a page opened from disk by a tool
+  if (url.protocol === 'file:') {
     const { readFile } = await import('node:fs/promises');
-    return readFile(url);
+    return WebAssembly.compile(await readFile(url));
   }
   const response = await fetch(url);
   if (!response.ok) throw new Error(`poslab: cannot load ${url.pathname} (HTTP ${response.status})`);
-  return new Uint8Array(await response.arrayBuffer());
+  if (WebAssembly.compileStreaming && response.headers.get('content-type')?.split(';')[0].trim() === 'application/wasm') {
+    return WebAssembly.compileStreaming(response);
+  }
+  return WebAssembly.compile(await response.arrayBuffer());
 }
 
 export async function createLab() {
-  // Handing over the bytes makes one path for browsers and Node, whatever
-  // MIME type a static host gives .wasm files.
-  const core = await createPoslabCore({ wasmBinary: await wasmBytes() });
+  const module = await wasmModule();
+  // The glue hands its imports to instantiateWasm and waits for receive();
+  // it has no way to hear of a failure, so one ends createLab here instead.
+  let failed;
+  const failure = new Promise((resolve, reject) => { failed = reject; });
+  const core = await Promise.race([failure, createPoslabCore({
+    instantiateWasm(imports, receive) {
+      WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module), failed);
+      return {};
+    },
+  })]);
   return new Lab(core);
 }
 

@@ -80,6 +80,62 @@ test('dist/ works from a plain static server', async () => {
   await context.close();
 });
 
+// How the page and the sweep worker compiled the core: compileStreaming
+// takes the response itself and needs the application/wasm MIME type;
+// compile takes the bytes.
+function countCompiles() {
+  window.compiles = { streaming: 0, bytes: 0 };
+  const { compileStreaming, compile } = WebAssembly;
+  WebAssembly.compileStreaming = (...args) => { window.compiles.streaming++; return compileStreaming(...args); };
+  WebAssembly.compile = (...args) => { window.compiles.bytes++; return compile(...args); };
+}
+
+test('the core compiles as it streams, and from bytes when a host serves .wasm under another MIME type', async () => {
+  for (const type of ['application/wasm', 'application/octet-stream']) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.addInitScript(countCompiles);
+    const served = [];
+    await context.route('**/poslab.wasm', async (route) => {
+      const response = await route.fetch();
+      served.push(response.headers()['content-type']);
+      await route.fulfill({ response, headers: { ...response.headers(), 'content-type': type } });
+    });
+    const page = await context.newPage();
+    page.setDefaultTimeout(10000);
+    const problems = watch(page, distOrigin);
+    await page.goto(`${distOrigin}/#pos=1&scheme=learned`);
+    await settled(page);
+    assert.deepEqual(await verdictColumn(page), ['False', 'False', 'False', 'False'], type);
+    // Python serves .wasm as application/wasm; the page and the sweep worker load it once each.
+    assert.deepEqual(served, ['application/wasm', 'application/wasm']);
+    const streaming = type === 'application/wasm';
+    assert.deepEqual(await page.evaluate(() => window.compiles), { streaming: streaming ? 1 : 0, bytes: streaming ? 0 : 1 }, type);
+    assert.deepEqual(problems, [], type);
+    await context.close();
+  }
+});
+
+test('a core that cannot load says so, in words', async () => {
+  const cases = [
+    [{ status: 404, contentType: 'text/plain', body: 'not found' }, /The lab could not start.*cannot load \/poslab\.wasm \(HTTP 404\)/],
+    [{ status: 200, contentType: 'application/wasm', body: 'not WebAssembly' }, /The lab could not start.*expected magic word/],
+  ];
+  for (const [reply, message] of cases) {
+    const context = await browser.newContext();
+    await context.route('**/poslab.wasm', (route) => route.fulfill(reply));
+    const page = await context.newPage();
+    const errors = [];
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    await page.goto(`${distOrigin}/`);
+    const notice = page.locator('#startup.failed');
+    await notice.waitFor({ timeout: 10000 });
+    assert.match(await notice.textContent(), message);
+    assert.ok(errors.length >= 1, 'the error is on the console too');
+    assert.equal(await page.locator('html[data-ready]').count(), 0, 'no verdicts were shown');
+    await context.close();
+  }
+});
+
 test('inside a cross-origin iframe the lab renders and responds', async () => {
   const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
   const page = await context.newPage();
