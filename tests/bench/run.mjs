@@ -398,7 +398,9 @@ out('Measured with the Performance API inside the page (tests/bench/browser.mjs)
     'handler (new verdicts, table and chart, drawn before it returns) plus the style and layout it leaves owing, ' +
     'forced at the end. A keystroke changes a word, so the sweep is recomputed too: it is timed until the ' +
     'chart.draw() that draws the new sweep returns, layout forced after it. Chromium runs headless with ' +
-    'software rendering (--disable-gpu), which makes canvas drawing slower than on a desktop.');
+    'software rendering (--disable-gpu), which makes canvas drawing and the first paint slower than on a desktop, ' +
+    'and without the omnibox popup that headless Chromium otherwise loads in a renderer of its own for every new ' +
+    'page (tests/browser/harness.mjs says why).');
 out();
 for (const line of browserMarkdown(page)) out(line);
 out();
@@ -461,10 +463,13 @@ for (const row of page.rows) {
   targets.push([`keystroke p95 under ${large ? 250 : 16} ms, ${row.label}`,
                 verdict(keys < (large ? 250 : 16)), `p95 ${num(keys, 3)} ms (median of rounds: ${each('keys')})`]);
 }
-targets.push(['first render of the verdicts under 300 ms', verdict(percentile(page.first, 50) < 300),
-              `text in the page: median ${num(percentile(page.first, 50), 3)} ms, p95 ${num(percentile(page.first, 95), 3)} ms; ` +
-              `painted: median ${num(percentile(page.painted, 50), 3)} ms; the same HTML and CSS without the script ` +
-              `first paints at median ${num(percentile(page.staticPage, 50), 3)} ms`]);
+// Judged on the paint: a verdict in the DOM that is not yet on the screen
+// has not been rendered for anyone.
+targets.push(['first render of the verdicts under 300 ms (painted)', verdict(percentile(page.painted, 50) < 300),
+              `painted: median ${num(percentile(page.painted, 50), 3)} ms; text in the page: median ` +
+              `${num(percentile(page.first, 50), 3)} ms, p95 ${num(percentile(page.first, 95), 3)} ms; the same HTML and CSS ` +
+              `without the script first paints at median ${num(percentile(page.staticPage, 50), 3)} ms, a page of one line at ` +
+              `${num(percentile(page.blankPage, 50), 3)} ms`]);
 out('## Targets of issue 6 measured here');
 out();
 table(['target', 'verdict', 'measured'], targets);
