@@ -13,8 +13,8 @@ import { setVerdict } from './verdicts.js';
 
 const quoted = (word) => `“${word}”`;
 
-// holds: true / false / null, in the verdicts' style.
-const setBadge = (node, holds, words = ['holds', 'breaks']) => setVerdict(node, holds, words);
+// The two properties' badges, in the verdicts' style.
+const HOLDS = ['holds', 'breaks'];
 
 // The two properties for a result (a pure function, for the page and tests).
 export function permutationFacts(result) {
@@ -55,14 +55,14 @@ export function createPermutation(section) {
     const moves = result.pairs.map((p) => `${quoted(p.word)} ${p.index_a}→${p.index_b}`).join(', ');
     setText(order, `Sentence B is sentence A reordered: ${moves} (word: position in A → position in B).`);
 
-    setBadge(equi.querySelector('.verdict'), facts.equivariant);
+    setVerdict(equi.querySelector('.verdict'), facts.equivariant, HOLDS);
     setText(equi.querySelector('.prop-text'), `Each word’s output row in A against its row in B, for all ` +
       `${wordsA.length} words: the largest difference is ${size(facts.rowsMaxDiff)}` +
       (facts.rowsMaxDiff >= ROUNDING_LEVEL ? ` (at ${quoted(facts.worstWord)}).` : '.') +
       (facts.equivariant ? ' Every row passes np.allclose: reordering the words only reorders the outputs.'
         : ' Not every row passes np.allclose: a word’s output depends on where it stands.'));
 
-    setBadge(inv.querySelector('.verdict'), facts.invariant);
+    setVerdict(inv.querySelector('.verdict'), facts.invariant, HOLDS);
     setText(inv.querySelector('.prop-text'), `out_a.mean(0) against out_b.mean(0): max |diff| ` +
       `${size(facts.meanMaxDiff)}. ` + (facts.invariant
       ? 'The average of the outputs does not care about order, so anything reading only the average ' +
@@ -95,7 +95,7 @@ export function createBaseline(section) {
   function render(result, state) {
     const b = result.baseline;
     setText(figure, sig(b.cosine_similarity));
-    setBadge(verdict, b.allclose, ['True', 'False']);
+    setVerdict(verdict, b.allclose);
     setText(badge, `cosine similarity ${sig(b.cosine_similarity)}`);
     // What attention does right now, read from the verdicts.
     const blind = result.mean.allclose && result.pairs.every((p) => p.index_b === null || p.allclose);
