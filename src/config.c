@@ -1,51 +1,135 @@
-/* Options: defaults, parsing from text, and the one-line error messages.
+/* Options: one table of rows, and the parsing, checking and messages that
+ * walk it.
  *
  * The CLI and the WebAssembly wrapper both hand every option to
- * poslab_config_set as text, so both reject bad input with the same words
- * and nothing is validated in two places. */
+ * poslab_config_set as text, and poslab_run checks a config filled in by
+ * hand with poslab_config_check: both say what is wrong through the same
+ * formatter per kind, so no message is written twice. The CLI's usage and
+ * option list, the JSON config echo (report.c) and poslab_options_json
+ * (for the page) are made from the same rows. */
 #include "poslab.h"
 #include "message.h"
+#include "option.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "decimal.h"
 
-static const char *const scheme_names[] = {"none", "random", "sinusoidal", "rope"};
+/* ---- the scheme table ---------------------------------------------------- */
 
-const char *poslab_scheme_name(poslab_scheme scheme) {
-    if ((unsigned)scheme >= sizeof scheme_names / sizeof scheme_names[0]) return "?";
-    return scheme_names[scheme];
+/* In poslab_scheme order. The module's stand-in (random) is randn * 0.5;
+ * the real schemes are used at 1. A new scheme is a row here, a
+ * POSLAB_SCHEME_* value, the scheme row's `allowed` and `metavar` below
+ * (test_core checks they list these names) and its code in experiment.c. */
+static const struct {
+    const char *name;
+    double default_scale;
+} schemes[] = {
+    {"none", 0.5},
+    {"random", 0.5},
+    {"sinusoidal", 1},
+    {"rope", 1},
+};
+enum { SCHEME_COUNT = sizeof schemes / sizeof schemes[0] };
+
+int scheme_count(void) { return SCHEME_COUNT; }
+
+double scheme_default_scale(int scheme) {
+    return scheme >= 0 && scheme < SCHEME_COUNT ? schemes[scheme].default_scale : NAN;
 }
 
-/* A sentence from literal tokens, for the defaults. */
-static void sentence_of(poslab_sentence *s, const char *const *words, int n) {
-    size_t at = 0;
-    s->count = n;
-    for (int k = 0; k < n; k++) {
-        size_t len = strlen(words[k]);
-        s->offset[k] = (uint16_t)at;
-        memcpy(s->text + at, words[k], len + 1);
-        at += len + 1;
+static const char *scheme_value(int k) { return k >= 0 && k < SCHEME_COUNT ? schemes[k].name : NULL; }
+
+const char *poslab_scheme_name(poslab_scheme scheme) {
+    const char *name = scheme_value((int)scheme);
+    return name ? name : "?";
+}
+
+/* ---- the option table ---------------------------------------------------- */
+
+#define FIELD(f) offsetof(poslab_config, f)
+#define NO_FLAG (-1)
+
+/* One row per option, in the order of the CLI's usage and of the JSON
+ * config. To add an option: add its field to poslab_config (an int for an
+ * INTEGER up to INT_MAX or a SWITCH, an enum for a CHOICE, a double for a
+ * NUMBER), add its row here with the `allowed` words its messages should
+ * use, and write the code that reads the field. Parsing, checking, the
+ * CLI, the JSON echo (when `echo`) and poslab_options_json follow. A CHOICE
+ * takes its words from a function like scheme_value. */
+static const poslab_option options[] = {
+    {"a", "sentence_a", POSLAB_KIND_TEXT, 1, POSLAB_MAX_TOKENS, "dog bites man", NULL,
+     "1 to 64 words separated by spaces", "TEXT", "sentence A", 1, FIELD(a), NO_FLAG},
+    {"b", "sentence_b", POSLAB_KIND_TEXT, 1, POSLAB_MAX_TOKENS, "man bites dog", NULL,
+     "1 to 64 words separated by spaces", "TEXT", "sentence B", 1, FIELD(b), NO_FLAG},
+    {"dim", "dim", POSLAB_KIND_INTEGER, 1, POSLAB_MAX_DIM, "6", NULL,
+     "an integer from 1 to 512", "N", "d, the size of word vectors and of the head", 1, FIELD(dim), NO_FLAG},
+    {"seed", "seed", POSLAB_KIND_INTEGER, 0, 4294967295.0, "2", NULL,
+     "an integer from 0 to 4294967295", "N", "np.random.seed for the draws", 1, FIELD(seed), NO_FLAG},
+    {"scheme", "scheme", POSLAB_KIND_CHOICE, 0, 0, "random", scheme_value,
+     "none, random, sinusoidal, rope", "none|random|sinusoidal|rope", "the positional signal", 1,
+     FIELD(scheme), NO_FLAG},
+    {"scale", "scale", POSLAB_KIND_NUMBER, 0, POSLAB_MAX_SCALE, NULL, NULL,
+     "a finite number from 0 to 1e6", "X",
+     "the positional signal's scale (default: none and random 0.5, sinusoidal and rope 1)", 1,
+     FIELD(scale), (int)FIELD(scale_given)},
+    {"causal", "causal", POSLAB_KIND_SWITCH, 0, 1, "false", NULL,
+     "true or false", NULL, "mask later words (each word attends to itself and earlier ones)", 1,
+     FIELD(causal), NO_FLAG},
+    {"rtol", "rtol", POSLAB_KIND_NUMBER, 0, INFINITY, "1e-5", NULL,
+     "a finite number >= 0", "X", "np.allclose's relative tolerance", 1, FIELD(rtol), NO_FLAG},
+    {"atol", "atol", POSLAB_KIND_NUMBER, 0, INFINITY, "1e-8", NULL,
+     "a finite number >= 0", "X", "np.allclose's absolute tolerance", 1, FIELD(atol), NO_FLAG},
+    {"sweep", "sweep", POSLAB_KIND_SWEEP, 1, POSLAB_MAX_SWEEP, NULL, NULL,
+     "LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer from 1 to 1001", "LO:HI:COUNT",
+     "also compare at COUNT scales spaced evenly in log from LO to HI", 0, FIELD(sweep_count), NO_FLAG},
+};
+enum { OPTION_COUNT = sizeof options / sizeof options[0] };
+
+const poslab_option *poslab_option_at(int index) {
+    return index >= 0 && index < OPTION_COUNT ? &options[index] : NULL;
+}
+
+static void *field(const poslab_option *o, poslab_config *cfg) { return (char *)cfg + o->offset; }
+static const void *field_c(const poslab_option *o, const poslab_config *cfg) {
+    return (const char *)cfg + o->offset;
+}
+
+/* An INTEGER field holds its whole range: int, or uint32_t past INT_MAX. */
+static int is_uint32(const poslab_option *o) { return o->max > INT_MAX; }
+
+double option_number(const poslab_option *o, const poslab_config *cfg) {
+    const void *f = field_c(o, cfg);
+    switch (o->kind) {
+    case POSLAB_KIND_INTEGER: return is_uint32(o) ? (double)*(const uint32_t *)f : (double)*(const int *)f;
+    case POSLAB_KIND_NUMBER: return *(const double *)f;
+    case POSLAB_KIND_CHOICE: return (double)*(const poslab_scheme *)f;
+    case POSLAB_KIND_SWITCH: return (double)*(const int *)f;
+    default: return NAN;
     }
 }
 
+const poslab_sentence *option_sentence(const poslab_option *o, const poslab_config *cfg) {
+    return (const poslab_sentence *)field_c(o, cfg);
+}
+
+static int choice_count(const poslab_option *o) {
+    int k = 0;
+    while (o->value(k)) k++;
+    return k;
+}
+
+/* ---- defaults ------------------------------------------------------------ */
+
 void poslab_config_default(poslab_config *cfg) {
-    static const char *const a[] = {"dog", "bites", "man"};
-    static const char *const b[] = {"man", "bites", "dog"};
-    memset(cfg, 0, sizeof *cfg);
-    sentence_of(&cfg->a, a, 3);
-    sentence_of(&cfg->b, b, 3);
-    cfg->dim = 6;
-    cfg->seed = 2;
-    cfg->scheme = POSLAB_SCHEME_RANDOM;
-    cfg->scale = 0.5;
-    cfg->scale_given = 0;
-    cfg->causal = 0;
-    cfg->rtol = 1e-5;
-    cfg->atol = 1e-8;
+    memset(cfg, 0, sizeof *cfg); /* an unset option: no scale given, no sweep */
+    for (int i = 0; i < OPTION_COUNT; i++)
+        if (options[i].default_text) poslab_config_set(cfg, options[i].name, options[i].default_text, NULL, 0);
 }
 
 poslab_config *poslab_config_new(void) {
@@ -58,8 +142,7 @@ void poslab_config_free(poslab_config *cfg) { free(cfg); }
 
 double poslab_config_scale(const poslab_config *cfg) {
     if (cfg->scale_given) return cfg->scale;
-    /* the module's stand-in is randn * 0.5; the real schemes are used at 1 */
-    return (cfg->scheme == POSLAB_SCHEME_SINUSOIDAL || cfg->scheme == POSLAB_SCHEME_ROPE) ? 1.0 : 0.5;
+    return scheme_default_scale((int)cfg->scheme);
 }
 
 /* ---- messages ---------------------------------------------------------- */
@@ -104,6 +187,49 @@ poslab_status fail(char *message, size_t size, poslab_status status, const char 
     return status;
 }
 
+/* The formatters: each kind's ways of being wrong, shared by parsing
+ * (which shows the text given, quoted) and checking (which shows the
+ * value found, formatted), so both say the same thing. */
+
+/* A value outside what the row allows. */
+static poslab_status reject(char *message, size_t size, const poslab_option *o, const char *key,
+                            const char *shown) {
+    const char *what = "is out of range"; /* INTEGER, NUMBER */
+    switch (o->kind) {
+    case POSLAB_KIND_TEXT: what = "has no words"; break;
+    case POSLAB_KIND_CHOICE: what = "is not a"; break; /* ... scheme */
+    case POSLAB_KIND_SWITCH: what = "is not a switch value"; break;
+    case POSLAB_KIND_SWEEP: what = "is not a valid sweep"; break;
+    default: break;
+    }
+    if (o->kind == POSLAB_KIND_CHOICE)
+        return fail(message, size, POSLAB_ERR_INPUT, "%s: %s %s %s; allowed: %s", key, shown, what, o->name,
+                    o->allowed);
+    return fail(message, size, POSLAB_ERR_INPUT, "%s: %s %s; allowed: %s", key, shown, what, o->allowed);
+}
+
+static poslab_status reject_word_count(char *message, size_t size, const poslab_option *o, const char *key,
+                                       int words) {
+    return fail(message, size, POSLAB_ERR_INPUT, "%s: %d words given; allowed: %d to %d words", key, words,
+                (int)o->min, (int)o->max);
+}
+
+/* `word` is the word's text, cut to 41 bytes for quote() to shorten. */
+static poslab_status reject_word_bytes(char *message, size_t size, const char *key, int index, const char *word,
+                                       size_t bytes) {
+    char q[64];
+    quote(q, sizeof q, word);
+    return fail(message, size, POSLAB_ERR_INPUT, "%s: word %d (%s) is %zu bytes long; allowed: 1 to %d bytes per word",
+                key, index, q, bytes, POSLAB_MAX_TOKEN_BYTES);
+}
+
+static poslab_status reject_utf8(char *message, size_t size, const char *key, int index, unsigned char byte,
+                                 size_t at) {
+    return fail(message, size, POSLAB_ERR_INPUT,
+                "%s: word %d is not valid UTF-8 (byte 0x%02x at byte %zu of the text); allowed: UTF-8 text", key,
+                index, byte, at);
+}
+
 /* ---- sentences --------------------------------------------------------- */
 
 static int is_space(unsigned char c) {
@@ -135,8 +261,8 @@ static int utf8_sequence(const unsigned char *s, size_t left) {
     return n;
 }
 
-static poslab_status parse_sentence(poslab_sentence *out, const char *key, const char *value,
-                                    char *message, size_t size) {
+static poslab_status parse_sentence(poslab_sentence *out, const poslab_option *o, const char *key,
+                                    const char *value, char *message, size_t size) {
     const unsigned char *v = (const unsigned char *)value;
     size_t len = strlen(value);
     poslab_sentence s;
@@ -148,23 +274,16 @@ static poslab_status parse_sentence(poslab_sentence *out, const char *key, const
         size_t start = i;
         while (i < len && !is_space(v[i])) {
             int n = utf8_sequence(v + i, len - i);
-            if (n == 0)
-                return fail(message, size, POSLAB_ERR_INPUT,
-                            "%s: word %d is not valid UTF-8 (byte 0x%02x at byte %zu of the text); "
-                            "allowed: UTF-8 text", key, words + 1, v[i], i);
+            if (n == 0) return reject_utf8(message, size, key, words + 1, v[i], i);
             i += (size_t)n;
         }
         size_t bytes = i - start;
         words++;
         if (bytes > POSLAB_MAX_TOKEN_BYTES) {
-            char q[64];
-            char word[POSLAB_MAX_TOKEN_BYTES + 1];
-            memcpy(word, value + start, 41); /* quote() cuts it at 40 with "..." */
+            char word[42];
+            memcpy(word, value + start, 41);
             word[41] = 0;
-            quote(q, sizeof q, word);
-            return fail(message, size, POSLAB_ERR_INPUT,
-                        "%s: word %d (%s) is %zu bytes long; allowed: 1 to %d bytes per word",
-                        key, words, q, bytes, POSLAB_MAX_TOKEN_BYTES);
+            return reject_word_bytes(message, size, key, words, word, bytes);
         }
         if (words <= POSLAB_MAX_TOKENS) {
             s.offset[words - 1] = (uint16_t)at;
@@ -176,15 +295,39 @@ static poslab_status parse_sentence(poslab_sentence *out, const char *key, const
     if (words == 0) {
         char q[64];
         quote(q, sizeof q, value);
-        return fail(message, size, POSLAB_ERR_INPUT,
-                    "%s: %s has no words; allowed: 1 to %d words separated by spaces", key, q,
-                    POSLAB_MAX_TOKENS);
+        return reject(message, size, o, key, q);
     }
-    if (words > POSLAB_MAX_TOKENS)
-        return fail(message, size, POSLAB_ERR_INPUT,
-                    "%s: %d words given; allowed: 1 to %d words", key, words, POSLAB_MAX_TOKENS);
+    if (words > o->max) return reject_word_count(message, size, o, key, words);
     s.count = words;
     *out = s;
+    return POSLAB_OK;
+}
+
+/* A hand-filled sentence: a word count in range, and words that lie in the
+ * text, hold 1 to POSLAB_MAX_TOKEN_BYTES bytes and are valid UTF-8. */
+static poslab_status check_sentence(const poslab_sentence *s, const poslab_option *o, char *message,
+                                    size_t size) {
+    if (s->count < o->min || s->count > o->max) return reject_word_count(message, size, o, o->name, s->count);
+    for (int k = 0; k < s->count; k++) {
+        size_t from = s->offset[k], room = sizeof s->text - from;
+        if (from >= sizeof s->text)
+            return reject_word_bytes(message, size, o->name, k + 1, "", 0);
+        const char *w = s->text + from;
+        size_t len = strnlen(w, room);
+        if (len < 1 || len > POSLAB_MAX_TOKEN_BYTES || len == room) {
+            char word[42];
+            size_t shown = len < 41 ? len : 41;
+            memcpy(word, w, shown);
+            word[shown] = 0;
+            return reject_word_bytes(message, size, o->name, k + 1, word, len);
+        }
+        for (size_t i = 0; i < len;) {
+            int n = utf8_sequence((const unsigned char *)w + i, len - i);
+            if (n == 0)
+                return reject_utf8(message, size, o->name, k + 1, (unsigned char)w[i], from + i);
+            i += (size_t)n;
+        }
+    }
     return POSLAB_OK;
 }
 
@@ -232,88 +375,117 @@ static int parse_sweep(const char *v, double *lo, double *hi, int *count) {
     return 1;
 }
 
-poslab_status poslab_config_set(poslab_config *cfg, const char *key, const char *value,
-                                char *message, size_t size) {
+/* Parses value into a copy of the row's field(s), so that cfg is
+ * untouched on error. */
+static poslab_status parse(poslab_config *cfg, const poslab_option *o, const char *key, const char *value,
+                           char *message, size_t size) {
     char q[64];
-    if (!key) key = "(null)";
-    if (!value) value = "";
+    void *f = field(o, cfg);
     quote(q, sizeof q, value);
-
-    if (!strcmp(key, "a") || !strcmp(key, "sentence_a"))
-        return parse_sentence(&cfg->a, key, value, message, size);
-    if (!strcmp(key, "b") || !strcmp(key, "sentence_b"))
-        return parse_sentence(&cfg->b, key, value, message, size);
-    if (!strcmp(key, "dim")) {
-        uint32_t d;
-        if (!parse_uint32(value, &d) || d < 1 || d > POSLAB_MAX_DIM)
-            return fail(message, size, POSLAB_ERR_INPUT,
-                        "dim: %s is out of range; allowed: an integer from 1 to %d", q, POSLAB_MAX_DIM);
-        cfg->dim = (int)d;
-        return POSLAB_OK;
+    switch (o->kind) {
+    case POSLAB_KIND_TEXT:
+        return parse_sentence((poslab_sentence *)f, o, key, value, message, size);
+    case POSLAB_KIND_INTEGER: {
+        uint32_t x;
+        if (!parse_uint32(value, &x) || x < o->min || x > o->max) return reject(message, size, o, key, q);
+        if (is_uint32(o)) *(uint32_t *)f = x;
+        else *(int *)f = (int)x;
+        break;
     }
-    if (!strcmp(key, "seed")) {
-        uint32_t s;
-        if (!parse_uint32(value, &s))
-            return fail(message, size, POSLAB_ERR_INPUT,
-                        "seed: %s is out of range; allowed: an integer from 0 to 4294967295", q);
-        cfg->seed = s;
-        return POSLAB_OK;
-    }
-    if (!strcmp(key, "scheme")) {
-        for (int k = 0; k < 4; k++) {
-            if (!strcmp(value, scheme_names[k])) {
-                cfg->scheme = (poslab_scheme)k;
-                return POSLAB_OK;
-            }
-        }
-        return fail(message, size, POSLAB_ERR_INPUT,
-                    "scheme: %s is not a scheme; allowed: none, random, sinusoidal, rope", q);
-    }
-    if (!strcmp(key, "scale")) {
+    case POSLAB_KIND_NUMBER: {
         double x;
-        if (!parse_finite(value, &x) || x < 0 || x > POSLAB_MAX_SCALE)
-            return fail(message, size, POSLAB_ERR_INPUT,
-                        "scale: %s is out of range; allowed: a finite number from 0 to 1e6", q);
-        cfg->scale = x;
-        cfg->scale_given = 1;
-        return POSLAB_OK;
+        if (!parse_finite(value, &x) || x < o->min || x > o->max) return reject(message, size, o, key, q);
+        *(double *)f = x;
+        break;
     }
-    if (!strcmp(key, "causal")) {
-        if (!strcmp(value, "true") || !strcmp(value, "1")) cfg->causal = 1;
-        else if (!strcmp(value, "false") || !strcmp(value, "0")) cfg->causal = 0;
-        else
-            return fail(message, size, POSLAB_ERR_INPUT,
-                        "causal: %s is not a switch value; allowed: true or false", q);
-        return POSLAB_OK;
+    case POSLAB_KIND_CHOICE: {
+        int k = 0;
+        while (o->value(k) && strcmp(value, o->value(k))) k++;
+        if (!o->value(k)) return reject(message, size, o, key, q);
+        *(int *)f = k; /* an enum: int-sized, numbered from 0 */
+        break;
     }
-    if (!strcmp(key, "rtol") || !strcmp(key, "atol")) {
-        double x;
-        if (!parse_finite(value, &x) || x < 0)
-            return fail(message, size, POSLAB_ERR_INPUT,
-                        "%s: %s is out of range; allowed: a finite number >= 0", key, q);
-        if (key[0] == 'r') cfg->rtol = x; else cfg->atol = x;
-        return POSLAB_OK;
-    }
-    if (!strcmp(key, "sweep")) {
+    case POSLAB_KIND_SWITCH:
+        if (!strcmp(value, "true") || !strcmp(value, "1")) *(int *)f = 1;
+        else if (!strcmp(value, "false") || !strcmp(value, "0")) *(int *)f = 0;
+        else return reject(message, size, o, key, q);
+        break;
+    case POSLAB_KIND_SWEEP: {
         double lo, hi;
         int count;
-        if (!*value) {
+        if (!*value) { /* no sweep */
             cfg->sweep_count = 0;
-            return POSLAB_OK;
+            break;
         }
         if (!parse_sweep(value, &lo, &hi, &count) || !(lo > 0) || hi < lo || hi > POSLAB_MAX_SCALE ||
-            count < 1)
-            return fail(message, size, POSLAB_ERR_INPUT,
-                        "sweep: %s is not a valid sweep; allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 "
-                        "and COUNT an integer from 1 to %d", q, POSLAB_MAX_SWEEP);
+            count < o->min || count > o->max)
+            return reject(message, size, o, key, q);
         cfg->sweep_lo = lo;
         cfg->sweep_hi = hi;
         cfg->sweep_count = count;
-        return POSLAB_OK;
+        break;
     }
+    }
+    if (o->given >= 0) *(int *)((char *)cfg + o->given) = 1;
+    return POSLAB_OK;
+}
+
+poslab_status poslab_config_set(poslab_config *cfg, const char *key, const char *value,
+                                char *message, size_t size) {
+    if (!key) key = "(null)";
+    if (!value) value = "";
+    for (int i = 0; i < OPTION_COUNT; i++)
+        if (!strcmp(key, options[i].name) || !strcmp(key, options[i].json))
+            return parse(cfg, &options[i], key, value, message, size);
+
+    char q[64], names[256];
+    size_t at = 0;
     quote(q, sizeof q, key);
-    return fail(message, size, POSLAB_ERR_KEY,
-                "%s is not an option; allowed: a, b, dim, seed, scheme, scale, causal, rtol, atol, sweep", q);
+    for (int i = 0; i < OPTION_COUNT; i++)
+        at += (size_t)decimal_snprintf(names + at, sizeof names - at, i ? ", %s" : "%s", options[i].name);
+    return fail(message, size, POSLAB_ERR_KEY, "%s is not an option; allowed: %s", q, names);
+}
+
+/* One row of a config that may have been filled in by hand. */
+static poslab_status check(const poslab_config *cfg, const poslab_option *o, char *message, size_t size) {
+    char shown[80];
+    double x = option_number(o, cfg);
+    switch (o->kind) {
+    case POSLAB_KIND_TEXT:
+        return check_sentence(option_sentence(o, cfg), o, message, size);
+    case POSLAB_KIND_INTEGER:
+        if (x >= o->min && x <= o->max) return POSLAB_OK;
+        if (is_uint32(o)) decimal_snprintf(shown, sizeof shown, "%u", (unsigned)*(const uint32_t *)field_c(o, cfg));
+        else decimal_snprintf(shown, sizeof shown, "%d", *(const int *)field_c(o, cfg));
+        break;
+    case POSLAB_KIND_NUMBER:
+        if (o->given >= 0 && !*(const int *)((const char *)cfg + o->given)) return POSLAB_OK; /* unset */
+        if (x >= o->min && x <= o->max && isfinite(x)) return POSLAB_OK;
+        decimal_snprintf(shown, sizeof shown, "%g", x);
+        break;
+    case POSLAB_KIND_CHOICE:
+    case POSLAB_KIND_SWITCH:
+        if (x >= 0 && x < (o->kind == POSLAB_KIND_SWITCH ? 2 : choice_count(o))) return POSLAB_OK;
+        decimal_snprintf(shown, sizeof shown, "%d", *(const int *)field_c(o, cfg));
+        break;
+    case POSLAB_KIND_SWEEP:
+        if (cfg->sweep_count == 0 ||
+            (cfg->sweep_count >= o->min && cfg->sweep_count <= o->max && cfg->sweep_lo > 0 &&
+             cfg->sweep_hi >= cfg->sweep_lo && cfg->sweep_hi <= POSLAB_MAX_SCALE))
+            return POSLAB_OK;
+        decimal_snprintf(shown, sizeof shown, "%g:%g:%d", cfg->sweep_lo, cfg->sweep_hi, cfg->sweep_count);
+        break;
+    }
+    return reject(message, size, o, o->name, shown);
+}
+
+poslab_status poslab_config_check(const poslab_config *cfg, char *message, size_t size) {
+    if (!cfg) return fail(message, size, POSLAB_ERR_INPUT, "config: missing");
+    for (int i = 0; i < OPTION_COUNT; i++) {
+        poslab_status st = check(cfg, &options[i], message, size);
+        if (st != POSLAB_OK) return st;
+    }
+    return POSLAB_OK;
 }
 
 const char *poslab_status_text(poslab_status status) {

@@ -83,44 +83,6 @@ void poslab_destroy(poslab_lab *lab) {
     free(lab);
 }
 
-/* Checks a config that may have been filled in by hand rather than through
- * poslab_config_set, so that no input can reach the kernels out of range. */
-static poslab_status validate(const poslab_config *c, char *message, size_t size) {
-    const poslab_sentence *s[2] = {&c->a, &c->b};
-    for (int w = 0; w < 2; w++) {
-        if (s[w]->count < 1 || s[w]->count > POSLAB_MAX_TOKENS)
-            return fail(message, size, POSLAB_ERR_INPUT, "%s: %d words given; allowed: 1 to %d words",
-                        w ? "b" : "a", s[w]->count, POSLAB_MAX_TOKENS);
-        for (int k = 0; k < s[w]->count; k++) {
-            size_t len = strlen(token(s[w], k));
-            if (len < 1 || len > POSLAB_MAX_TOKEN_BYTES)
-                return fail(message, size, POSLAB_ERR_INPUT,
-                            "%s: word %d is %zu bytes long; allowed: 1 to %d bytes per word",
-                            w ? "b" : "a", k + 1, len, POSLAB_MAX_TOKEN_BYTES);
-        }
-    }
-    if (c->dim < 1 || c->dim > POSLAB_MAX_DIM)
-        return fail(message, size, POSLAB_ERR_INPUT, "dim: %d is out of range; allowed: an integer from 1 to %d",
-                    c->dim, POSLAB_MAX_DIM);
-    if ((unsigned)c->scheme > POSLAB_SCHEME_ROPE)
-        return fail(message, size, POSLAB_ERR_INPUT,
-                    "scheme: %d is not a scheme; allowed: none, random, sinusoidal, rope", (int)c->scheme);
-    double scale = poslab_config_scale(c);
-    if (!(scale >= 0 && scale <= POSLAB_MAX_SCALE))
-        return fail(message, size, POSLAB_ERR_INPUT, "scale: %g is out of range; allowed: a finite number from 0 to 1e6", scale);
-    if (!(c->rtol >= 0 && isfinite(c->rtol)))
-        return fail(message, size, POSLAB_ERR_INPUT, "rtol: %g is out of range; allowed: a finite number >= 0", c->rtol);
-    if (!(c->atol >= 0 && isfinite(c->atol)))
-        return fail(message, size, POSLAB_ERR_INPUT, "atol: %g is out of range; allowed: a finite number >= 0", c->atol);
-    if (c->sweep_count != 0 &&
-        !(c->sweep_count >= 1 && c->sweep_count <= POSLAB_MAX_SWEEP && c->sweep_lo > 0 &&
-          c->sweep_hi >= c->sweep_lo && c->sweep_hi <= POSLAB_MAX_SCALE))
-        return fail(message, size, POSLAB_ERR_INPUT,
-                    "sweep: %g:%g:%d is not a valid sweep; allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 "
-                    "and COUNT an integer from 1 to %d", c->sweep_lo, c->sweep_hi, c->sweep_count, POSLAB_MAX_SWEEP);
-    return POSLAB_OK;
-}
-
 /* Maps tokens to vocabulary indices in order of first appearance in A, then
  * B: the order in which the word vectors are drawn. Returns the count. */
 static int build_vocabulary(const poslab_config *c, int *ids_a, int *ids_b, const char **words) {
@@ -380,7 +342,7 @@ static poslab_status run_sweep(poslab_lab *lab, const poslab_config *c) {
 
 poslab_status poslab_run(poslab_lab *lab, const poslab_config *c, char *message, size_t size) {
     if (!lab || !c) return fail(message, size, POSLAB_ERR_INPUT, "poslab_run: no lab or no config");
-    poslab_status st = validate(c, message, size);
+    poslab_status st = poslab_config_check(c, message, size);
     if (st != POSLAB_OK) return st;
     lab->have_result = 0;
     st = prepare(lab, c);
@@ -468,7 +430,7 @@ static int close_at(poslab_lab *lab, const poslab_config *c, int i, double s) {
 poslab_status poslab_threshold(poslab_lab *lab, const poslab_config *c, int pair, double lo, double hi,
                                double rel_tol, double *scale, char *message, size_t size) {
     if (!lab || !c || !scale) return fail(message, size, POSLAB_ERR_INPUT, "poslab_threshold: missing argument");
-    poslab_status st = validate(c, message, size);
+    poslab_status st = poslab_config_check(c, message, size);
     if (st != POSLAB_OK) return st;
     if (!(lo > 0 && hi >= lo && hi <= POSLAB_MAX_SCALE && rel_tol > 0 && isfinite(rel_tol)))
         return fail(message, size, POSLAB_ERR_INPUT,

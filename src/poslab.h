@@ -14,6 +14,9 @@
  *   poslab_config_default(cfg)            fill a config with the defaults
  *   poslab_config_new() / _free()         a config on the heap (for FFI callers)
  *   poslab_config_set(cfg, key, value)    parse and validate one option from text
+ *   poslab_config_check(cfg, ..)          validate a config filled in by hand
+ *   poslab_option_at(index)               the option table: one row per option
+ *   poslab_options_json()                 the same table as JSON, for JavaScript
  *   poslab_create() / poslab_destroy()    a lab: owns all working memory
  *   poslab_run(lab, cfg)                  run the experiment (and sweep)
  *   poslab_result_of(lab)                 the numbers of the last run
@@ -149,14 +152,63 @@ void poslab_config_free(poslab_config *cfg);
 /* Parses `value` for option `key` and stores it in cfg. Keys are the CLI's
  * option names without dashes: a, b, dim, seed, scheme, scale, causal, rtol,
  * atol, sweep ("LO:HI:COUNT", or "" for none); the JSON config names
- * sentence_a and sentence_b are accepted for a and b. On error cfg is left
- * unchanged and `message` (if not NULL) receives one line such as
- * `dim: 513 is out of range; allowed: an integer from 1 to 512`. */
+ * (sentence_a and sentence_b for a and b) are accepted too. On error cfg is
+ * left unchanged and `message` (if not NULL) receives one line such as
+ * `dim: "513" is out of range; allowed: an integer from 1 to 512`. */
 poslab_status poslab_config_set(poslab_config *cfg, const char *key,
                                 const char *value, char *message,
                                 size_t message_size);
 
-/* The scale a run of cfg uses: the given one, or the scheme's default. */
+/* Checks every option of a config that may have been filled in by hand
+ * rather than through poslab_config_set, with the same words as its
+ * messages, so that no input reaches the kernels out of range. poslab_run
+ * and poslab_threshold call it first. */
+poslab_status poslab_config_check(const poslab_config *cfg, char *message,
+                                  size_t message_size);
+
+/* ---- the option table ----------------------------------------------------
+ * Every option is one row: parsing, checking, the CLI's usage and option
+ * list, the JSON config echo and poslab_options_json all walk these rows. */
+typedef enum {
+    POSLAB_KIND_TEXT,    /* a sentence: poslab_sentence, min..max words */
+    POSLAB_KIND_INTEGER, /* decimal digits: int, or uint32_t when max > INT_MAX */
+    POSLAB_KIND_NUMBER,  /* a finite decimal number: double */
+    POSLAB_KIND_CHOICE,  /* one of the words of `value`: an enum, their index */
+    POSLAB_KIND_SWITCH,  /* true/1 or false/0: int; a bare --name on the CLI */
+    POSLAB_KIND_SWEEP    /* LO:HI:COUNT (or "" for none): sweep_lo, sweep_hi,
+                            sweep_count; min..max bound COUNT */
+} poslab_kind;
+
+typedef struct {
+    const char *name;      /* the CLI's name without dashes: "a", "dim" */
+    const char *json;      /* the key in the JSON config: "sentence_a", "dim" */
+    poslab_kind kind;
+    double min, max;       /* see poslab_kind; max INFINITY: no upper bound */
+    const char *default_text; /* poslab_config_default parses it; NULL: unset */
+    const char *(*value)(int k); /* CHOICE: word k, NULL past the last */
+    const char *allowed;   /* what messages say after "allowed: " */
+    const char *metavar;   /* the value in usage text; NULL for a switch */
+    const char *help;      /* one line for --help */
+    int echo;              /* written in the JSON result's config */
+    size_t offset;         /* offsetof(poslab_config, field) */
+    int given;             /* offsetof an int set to 1 when the option is set;
+                              -1 if there is none */
+} poslab_option;
+
+/* Row `index` of the option table (0, 1, ...), NULL past the last. */
+const poslab_option *poslab_option_at(int index);
+
+/* The option table, the scheme table and the limits as one JSON object,
+ * for JavaScript: {"limits":{...},"schemes":[{"name","default_scale"}...],
+ * "options":[{"name","json","kind","min","max","values","default","allowed",
+ * "metavar","help","echo"}...]} (min/max for text, integer, number and
+ * sweep; values for a choice; a null default is unset, a null max no bound).
+ * Built on the first call into static storage and never freed, so the
+ * first call must not race another; NULL only if the table outgrew it. */
+const char *poslab_options_json(void);
+
+/* The scale a run of cfg uses: the given one, or the scheme's default
+ * (none and random 0.5, sinusoidal and rope 1). */
 double poslab_config_scale(const poslab_config *cfg);
 
 const char *poslab_scheme_name(poslab_scheme scheme);
