@@ -1,24 +1,94 @@
 /* poslab: the command-line face of the core, for course authors' scripts
- * and autograders. Options and output are fixed by interfaces.md. */
+ * and autograders. Options and output are fixed by interfaces.md.
+ *
+ * Which --name takes a value, the list of options in error lines and the
+ * usage text all come from the core's option table (poslab_option_at), so
+ * a new option needs nothing here. */
 #include <stdio.h>
 #include <string.h>
 
 #include "poslab.h"
 
-static const char usage[] =
-    "usage: poslab [--a TEXT] [--b TEXT] [--dim N] [--seed N]\n"
-    "              [--scheme none|random|sinusoidal|rope] [--scale X] [--causal]\n"
-    "              [--rtol X] [--atol X] [--sweep LO:HI:COUNT] [--json] [--full]\n"
-    "\n"
+/* Flags of the CLI alone, after the table's options in usage and lists. */
+static const char *const cli_flags[] = {"json", "full"};
+
+static const char description[] =
     "Runs one self-attention head over sentences A and B with NumPy's draws and\n"
     "compares each word's output in A with the same word's output in B as\n"
     "np.allclose does. Defaults: \"dog bites man\" / \"man bites dog\", d 6, seed 2,\n"
     "random positions at scale 0.5 (sinusoidal and rope: 1), no mask, rtol 1e-05,\n"
     "atol 1e-08. Exit status: 0 done, 2 invalid input (one line on stderr).\n";
 
+/* Prints `item` after `*col` columns, wrapping greedily at 80 columns to a
+ * line indented by `indent` spaces; at column `indent` it needs no space. */
+static void wrap(const char *item, int *col, int indent) {
+    int len = (int)strlen(item);
+    if (*col != indent && *col + 1 + len > 80) {
+        printf("\n%*s", indent, "");
+        *col = indent;
+    } else if (*col != indent) {
+        putchar(' ');
+        (*col)++;
+    }
+    fputs(item, stdout);
+    *col += len;
+}
+
+static void usage(void) {
+    char item[160];
+    int col = 13;
+    const poslab_option *o;
+    fputs("usage: poslab", stdout);
+    for (int i = 0; (o = poslab_option_at(i)); i++) {
+        if (o->metavar) snprintf(item, sizeof item, "[--%s %s]", o->name, o->metavar);
+        else snprintf(item, sizeof item, "[--%s]", o->name);
+        wrap(item, &col, 14);
+    }
+    for (size_t k = 0; k < sizeof cli_flags / sizeof cli_flags[0]; k++) {
+        snprintf(item, sizeof item, "[--%s]", cli_flags[k]);
+        wrap(item, &col, 14);
+    }
+    printf("\n\n%s\noptions:\n", description);
+    for (int i = 0; (o = poslab_option_at(i)); i++) {
+        snprintf(item, sizeof item, "--%s%s%s", o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
+        if (strlen(item) > 21) printf("  %s\n%24s", item, ""); /* help on the next line */
+        else printf("  %-22s", item);
+        col = 24;
+        /* the help line, then its default, word by word */
+        char words[400];
+        if (o->default_text) snprintf(words, sizeof words, "%s (default: %s)", o->help, o->default_text);
+        else snprintf(words, sizeof words, "%s", o->help);
+        for (char *w = strtok(words, " "); w; w = strtok(NULL, " ")) wrap(w, &col, 24);
+        putchar('\n');
+    }
+    fputs("  --json                JSON instead of text (interfaces.md)\n"
+          "  --full                with --json: also the outputs and attention weights\n"
+          "  --help                this text\n", stdout);
+}
+
 static int invalid(const char *line) {
     fprintf(stderr, "poslab: %s\n", line);
     return 2;
+}
+
+/* "--a, --b, ..., --json, --full, --help": every name the CLI takes. */
+static void option_list(char *out, size_t size) {
+    const poslab_option *o;
+    size_t at = 0;
+    out[0] = 0;
+    for (int i = 0; (o = poslab_option_at(i)) && at < size; i++)
+        at += (size_t)snprintf(out + at, size - at, "--%s, ", o->name);
+    for (size_t k = 0; k < sizeof cli_flags / sizeof cli_flags[0] && at < size; k++)
+        at += (size_t)snprintf(out + at, size - at, "--%s, ", cli_flags[k]);
+    if (at < size) snprintf(out + at, size - at, "--help");
+}
+
+/* The table's row for --name, or NULL. */
+static const poslab_option *option_named(const char *name) {
+    const poslab_option *o;
+    for (int i = 0; (o = poslab_option_at(i)); i++)
+        if (!strcmp(name, o->name)) return o;
+    return NULL;
 }
 
 int main(int argc, char **argv) {
@@ -30,18 +100,17 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
-            fputs(usage, stdout);
+            usage();
             return 0;
         }
         if (!strcmp(arg, "--json")) { json = 1; continue; }
         if (!strcmp(arg, "--full")) { full = 1; continue; }
-        if (!strcmp(arg, "--causal")) { cfg.causal = 1; continue; }
         if (strncmp(arg, "--", 2) || !arg[2]) {
             snprintf(message, sizeof message,
                      "unexpected argument \"%.40s\"; allowed: options such as --a TEXT (see --help)", arg);
             return invalid(message);
         }
-        /* --name VALUE or --name=VALUE */
+        /* --name VALUE or --name=VALUE; a switch is a bare --name */
         char name[32];
         const char *value;
         const char *eq = strchr(arg, '=');
@@ -49,18 +118,19 @@ int main(int argc, char **argv) {
         if (len >= sizeof name) len = sizeof name - 1;
         memcpy(name, arg + 2, len);
         name[len] = 0;
-        static const char *const valued[] = {"a", "b", "dim", "seed", "scheme", "scale", "rtol", "atol", "sweep"};
-        int known = 0;
-        for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++) known |= !strcmp(name, valued[k]);
-        if (!known) {
-            snprintf(message, sizeof message,
-                     "--%s is not an option; allowed: --a, --b, --dim, --seed, --scheme, --scale, --causal, "
-                     "--rtol, --atol, --sweep, --json, --full, --help", name);
+        const poslab_option *o = option_named(name);
+        if (o && o->kind == POSLAB_KIND_SWITCH && !eq) {
+            value = "true";
+        } else if (!o || o->kind == POSLAB_KIND_SWITCH) {
+            char list[256];
+            option_list(list, sizeof list);
+            snprintf(message, sizeof message, "--%s is not an option; allowed: %s", name, list);
             return invalid(message);
-        }
-        if (eq) value = eq + 1;
-        else if (i + 1 < argc) value = argv[++i];
-        else {
+        } else if (eq) {
+            value = eq + 1;
+        } else if (i + 1 < argc) {
+            value = argv[++i];
+        } else {
             snprintf(message, sizeof message, "--%s needs a value; see --help for what it takes", name);
             return invalid(message);
         }
