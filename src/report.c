@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "decimal.h"
+#include "option.h"
 
 void strbuf_free(strbuf *b) {
     free(b->data);
@@ -18,6 +19,7 @@ void strbuf_free(strbuf *b) {
 static void put(strbuf *b, const char *s, size_t n) {
     if (b->failed) return;
     if (b->len + n + 1 > b->cap) {
+        if (b->fixed) { b->failed = 1; return; }
         size_t cap = b->cap ? b->cap : 4096;
         while (cap < b->len + n + 1) cap *= 2;
         char *grown = realloc(b->data, cap);
@@ -124,22 +126,35 @@ static void json_points(strbuf *b, const poslab_result *r, int row) {
     puts_(b, "]");
 }
 
+/* The value of one option row in cfg, as JSON. */
+static void json_option_value(strbuf *b, const poslab_option *o, const poslab_config *cfg) {
+    switch (o->kind) {
+    case POSLAB_KIND_TEXT: json_words(b, option_sentence(o, cfg)); break;
+    case POSLAB_KIND_CHOICE: json_string(b, o->value((int)option_number(o, cfg))); break;
+    case POSLAB_KIND_SWITCH: json_bool(b, option_number(o, cfg) != 0); break;
+    default: json_number(b, option_number(o, cfg)); break; /* integers print as %d does */
+    }
+}
+
+/* The result's "config": every row flagged echo, in table order. */
+static void json_config(strbuf *b, const poslab_config *c) {
+    const poslab_option *o;
+    int first = 1;
+    for (int i = 0; (o = poslab_option_at(i)); i++) {
+        if (!o->echo) continue;
+        puts_(b, first ? "\"" : ",\"");
+        puts_(b, o->json);
+        puts_(b, "\":");
+        json_option_value(b, o, c);
+        first = 0;
+    }
+}
+
 const char *report_json(strbuf *b, const poslab_result *r, int flags) {
     const poslab_config *c = &r->config;
     begin(b);
-    puts_(b, "{\"config\":{\"sentence_a\":");
-    json_words(b, &c->a);
-    puts_(b, ",\"sentence_b\":");
-    json_words(b, &c->b);
-    printf_(b, ",\"dim\":%d,\"seed\":%u,\"scheme\":\"%s\",\"scale\":", c->dim, (unsigned)c->seed,
-            poslab_scheme_name(c->scheme));
-    json_number(b, c->scale);
-    puts_(b, ",\"causal\":");
-    json_bool(b, c->causal);
-    puts_(b, ",\"rtol\":");
-    json_number(b, c->rtol);
-    puts_(b, ",\"atol\":");
-    json_number(b, c->atol);
+    puts_(b, "{\"config\":{");
+    json_config(b, c);
     puts_(b, "},\n\"pairs\":[");
     for (int i = 0; i < r->pair_count; i++) {
         const poslab_pair *p = &r->pairs[i];
@@ -285,4 +300,88 @@ const char *report_text(strbuf *b, const poslab_result *r) {
         }
     }
     return finish(b);
+}
+
+/* ---- the option table as JSON ------------------------------------------ */
+
+static const char *const kind_names[] = {"text", "integer", "number", "choice", "switch", "sweep"};
+
+static void json_key(strbuf *b, const char *key) {
+    puts_(b, ",\"");
+    puts_(b, key);
+    puts_(b, "\":");
+}
+
+static void json_string_or_null(strbuf *b, const char *s) {
+    if (s) json_string(b, s);
+    else puts_(b, "null");
+}
+
+static void json_option(strbuf *b, const poslab_option *o, const poslab_config *defaults) {
+    puts_(b, "{\"name\":");
+    json_string(b, o->name);
+    json_key(b, "json");
+    json_string(b, o->json);
+    json_key(b, "kind");
+    json_string(b, kind_names[o->kind]);
+    if (o->kind != POSLAB_KIND_CHOICE && o->kind != POSLAB_KIND_SWITCH) {
+        json_key(b, "min");
+        json_number(b, o->min);
+        json_key(b, "max");
+        json_number(b, o->max); /* INFINITY: null, no bound */
+    }
+    if (o->kind == POSLAB_KIND_CHOICE) {
+        json_key(b, "values");
+        for (int k = 0; o->value(k); k++) {
+            puts_(b, k ? "," : "[");
+            json_string(b, o->value(k));
+        }
+        puts_(b, "]");
+    }
+    json_key(b, "default");
+    if (!o->default_text) puts_(b, "null");
+    else if (o->kind == POSLAB_KIND_TEXT) json_string(b, o->default_text);
+    else json_option_value(b, o, defaults);
+    json_key(b, "allowed");
+    json_string(b, o->allowed);
+    json_key(b, "metavar");
+    json_string_or_null(b, o->metavar);
+    json_key(b, "help");
+    json_string(b, o->help);
+    json_key(b, "echo");
+    json_bool(b, o->echo);
+    puts_(b, "}");
+}
+
+const char *poslab_options_json(void) {
+    /* Built once: the table is constant. Static storage rather than the
+       heap, so that nothing is left to free; test_core checks it fits. */
+    static char text[8192];
+    static int built;
+    if (built) return text;
+    strbuf b = {text, 0, sizeof text, 0, 1};
+    poslab_config defaults;
+    const poslab_option *o;
+    poslab_config_default(&defaults);
+    begin(&b);
+    printf_(&b, "{\"limits\":{\"max_tokens\":%d,\"max_token_bytes\":%d,\"max_dim\":%d,\"max_sweep\":%d,\"max_scale\":",
+            POSLAB_MAX_TOKENS, POSLAB_MAX_TOKEN_BYTES, POSLAB_MAX_DIM, POSLAB_MAX_SWEEP);
+    json_number(&b, POSLAB_MAX_SCALE);
+    puts_(&b, "},\n\"schemes\":[");
+    for (int k = 0; k < scheme_count(); k++) {
+        puts_(&b, k ? ",{\"name\":" : "{\"name\":");
+        json_string(&b, poslab_scheme_name((poslab_scheme)k));
+        puts_(&b, ",\"default_scale\":");
+        json_number(&b, scheme_default_scale(k));
+        puts_(&b, "}");
+    }
+    puts_(&b, "],\n\"options\":[");
+    for (int i = 0; (o = poslab_option_at(i)); i++) {
+        puts_(&b, i ? ",\n" : "\n");
+        json_option(&b, o, &defaults);
+    }
+    puts_(&b, "]}\n");
+    if (b.failed) return NULL;
+    built = 1;
+    return text;
 }

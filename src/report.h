@@ -6,11 +6,14 @@
 
 #include "poslab.h"
 
-/* A growable string; after an allocation failure it stays failed. */
+/* A growable string; after an allocation failure it stays failed. A
+ * `fixed` one writes into cap bytes it does not own and fails instead of
+ * growing. */
 typedef struct {
     char *data;
     size_t len, cap;
     int failed;
+    int fixed;
 } strbuf;
 
 void strbuf_free(strbuf *b);

@@ -271,6 +271,107 @@ static void test_extremes(poslab_lab *lab) {
           "a code point past U+10FFFF is refused");
 }
 
+/* ---- the option table -------------------------------------------------- */
+
+/* The table's text agrees with its numbers, and its JSON is the shape the
+ * page reads. */
+static void test_option_table(void) {
+    const poslab_option *o;
+    char want[256], msg[POSLAB_MESSAGE_BYTES];
+    for (int i = 0; (o = poslab_option_at(i)); i++) {
+        if (o->kind == POSLAB_KIND_INTEGER) {
+            snprintf(want, sizeof want, "an integer from %.0f to %.0f", o->min, o->max);
+            CHECK(!strcmp(o->allowed, want), "%s: allowed \"%s\", its range says \"%s\"", o->name, o->allowed, want);
+        }
+        if (o->kind == POSLAB_KIND_CHOICE) { /* a new word must reach messages and usage */
+            char bar[256] = "";
+            want[0] = 0;
+            for (int k = 0; o->value(k); k++) {
+                strcat(want, k ? ", " : "");
+                strcat(want, o->value(k));
+                strcat(bar, k ? "|" : "");
+                strcat(bar, o->value(k));
+            }
+            CHECK(!strcmp(o->allowed, want), "%s: allowed \"%s\", its words are \"%s\"", o->name, o->allowed, want);
+            CHECK(!strcmp(o->metavar, bar), "%s: metavar \"%s\", its words are \"%s\"", o->name, o->metavar, bar);
+        }
+        /* a bad value's message ends with the row's allowed text */
+        poslab_config cfg;
+        poslab_config_default(&cfg);
+        const char *bad = o->kind == POSLAB_KIND_TEXT ? " " : "nonsense";
+        CHECK(poslab_config_set(&cfg, o->name, bad, msg, sizeof msg) == POSLAB_ERR_INPUT, "%s: %s is refused",
+              o->name, bad);
+        size_t lm = strlen(msg), la = strlen(o->allowed);
+        CHECK(lm > la && !strcmp(msg + lm - la, o->allowed), "%s: message \"%s\"", o->name, msg);
+        CHECK(poslab_config_set(&cfg, o->json, bad, msg, sizeof msg) == POSLAB_ERR_INPUT, "%s: JSON key %s is taken",
+              o->name, o->json);
+    }
+    poslab_config cfg;
+    poslab_config_default(&cfg);
+    CHECK(cfg.a.count == 3 && cfg.dim == 6 && cfg.seed == 2 && cfg.scheme == POSLAB_SCHEME_RANDOM && !cfg.scale_given &&
+              !cfg.causal && cfg.rtol == 1e-5 && cfg.atol == 1e-8 && cfg.sweep_count == 0,
+          "the defaults come from the table");
+    CHECK(poslab_config_check(&cfg, msg, sizeof msg) == POSLAB_OK, "the defaults pass the check: %s", msg);
+    CHECK(poslab_config_scale(&cfg) == 0.5, "random's default scale is 0.5");
+    cfg.scheme = POSLAB_SCHEME_ROPE;
+    CHECK(poslab_config_scale(&cfg) == 1, "rope's default scale is 1");
+
+    /* hand-filled configs get the parser's words */
+    const struct { const char *want; int which; } hand[] = {
+        {"dim: 0 is out of range; allowed: an integer from 1 to 512", 0},
+        {"scheme: 9 is not a scheme; allowed: none, random, sinusoidal, rope", 1},
+        {"a: 0 words given; allowed: 1 to 64 words", 2},
+        {"causal: 2 is not a switch value; allowed: true or false", 3},
+        {"rtol: -1 is out of range; allowed: a finite number >= 0", 4},
+        {"sweep: 0:1:5 is not a valid sweep; allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer "
+         "from 1 to 1001", 5},
+        {"scale: nan is out of range; allowed: a finite number from 0 to 1e6", 6},
+        {"b: word 1 is not valid UTF-8 (byte 0xff at byte 0 of the text); allowed: UTF-8 text", 7},
+    };
+    for (size_t t = 0; t < sizeof hand / sizeof hand[0]; t++) {
+        poslab_config_default(&cfg);
+        switch (hand[t].which) {
+        case 0: cfg.dim = 0; break;
+        case 1: cfg.scheme = (poslab_scheme)9; break;
+        case 2: cfg.a.count = 0; break;
+        case 3: cfg.causal = 2; break;
+        case 4: cfg.rtol = -1; break;
+        case 5: cfg.sweep_count = 5; cfg.sweep_lo = 0; cfg.sweep_hi = 1; break;
+        case 6: cfg.scale = NAN; cfg.scale_given = 1; break;
+        case 7: cfg.b.text[0] = (char)0xff; break;
+        }
+        msg[0] = 0;
+        CHECK(poslab_config_check(&cfg, msg, sizeof msg) == POSLAB_ERR_INPUT && !strcmp(msg, hand[t].want),
+              "hand-filled config %d: got \"%s\", want \"%s\"", hand[t].which, msg, hand[t].want);
+    }
+
+    const char *text = poslab_options_json();
+    jvalue table;
+    CHECK(text && !json_parse(text, &table), "poslab_options_json is valid JSON");
+    if (!text) return;
+    CHECK(text == poslab_options_json(), "poslab_options_json is built once");
+    const jvalue *options = json_get(&table, "options"), *schemes = json_get(&table, "schemes");
+    const jvalue *limits = json_get(&table, "limits");
+    CHECK(limits && json_get(limits, "max_scale")->number == POSLAB_MAX_SCALE &&
+              json_get(limits, "max_token_bytes")->number == POSLAB_MAX_TOKEN_BYTES, "limits");
+    CHECK(schemes && schemes->count == 4 && !strcmp(json_get(&schemes->items[3], "name")->string, "rope") &&
+              json_get(&schemes->items[3], "default_scale")->number == 1, "schemes");
+    int rows = 0;
+    while (poslab_option_at(rows)) rows++;
+    CHECK(options && options->count == rows, "one JSON row per option");
+    for (int i = 0; options && i < options->count; i++) {
+        const jvalue *row = &options->items[i];
+        o = poslab_option_at(i);
+        CHECK(!strcmp(json_get(row, "name")->string, o->name) && !strcmp(json_get(row, "allowed")->string, o->allowed),
+              "JSON row %d is %s", i, o->name);
+    }
+    const jvalue *rtol = &options->items[7], *scale = &options->items[5];
+    CHECK(json_get(rtol, "default")->number == 1e-5 && json_get(rtol, "max")->type == J_NULL,
+          "rtol: default 1e-05, no upper bound");
+    CHECK(json_get(scale, "default")->type == J_NULL, "scale: default null (the scheme's)");
+    json_free(&table);
+}
+
 /* ---- fixtures ----------------------------------------------------------- */
 
 /* Compares what the core printed (got) with NumPy's value (want) at path. */
@@ -353,6 +454,7 @@ int main(int argc, char **argv) {
     test_sweep_matches_runs(lab);
     test_threshold(lab);
     test_extremes(lab);
+    test_option_table();
     const jvalue *cases = json_get(&fixtures, "cases");
     int ncases = cases ? cases->count : 0;
     for (int i = 0; i < ncases; i++) test_fixture_case(lab, &cases->items[i]);

@@ -21,7 +21,7 @@ export const CORE_FUNCTIONS = [
   '_malloc', '_free',
   '_poslab_config_new', '_poslab_config_free', '_poslab_config_set',
   '_poslab_create', '_poslab_destroy', '_poslab_run', '_poslab_json', '_poslab_result_array',
-  '_poslab_threshold', '_poslab_status_text',
+  '_poslab_threshold', '_poslab_status_text', '_poslab_options_json',
 ];
 
 // JSON config keys -> the core's option names (the CLI's, without dashes).
@@ -108,6 +108,14 @@ function sweepText(sweep) {
   if (sweep === undefined || sweep === null || sweep === false) return '';
   const { lo, hi, count } = sweep;
   return `${lo}:${hi}:${count}`;
+}
+
+function deepFreeze(value) {
+  if (value && typeof value === 'object') {
+    Object.values(value).forEach(deepFreeze);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 class Lab {
@@ -243,6 +251,18 @@ class Lab {
       this.core._free(out);
       this.core._poslab_config_free(cfg);
     }
+  }
+
+  // The core's option table (poslab_options_json in poslab.h): limits,
+  // schemes and one row per option with its kind, range, default, allowed
+  // words and help. Parsed on first use and shared, so it is frozen.
+  get options() {
+    if (!this.optionsTable) {
+      const json = this.core._poslab_options_json();
+      if (!json) throw new Error('poslab: the option table does not fit its buffer');
+      this.optionsTable = deepFreeze(JSON.parse(this.core.UTF8ToString(json)));
+    }
+    return this.optionsTable;
   }
 
   // Bytes of WebAssembly memory, for tests that watch for leaks.

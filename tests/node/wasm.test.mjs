@@ -62,6 +62,26 @@ test('the wrapper calls exactly the functions src/exports.json exports', () => {
   assert.deepEqual([...CORE_FUNCTIONS].sort(), [...exported].sort());
 });
 
+test('the option table: parsed once, as the core writes it', () => {
+  const { options, limits, schemes } = lab.options;
+  assert.equal(lab.options, lab.options);
+  assert.deepEqual(limits, { max_tokens: 64, max_token_bytes: 64, max_dim: 512, max_sweep: 1001, max_scale: 1e6 });
+  assert.deepEqual(schemes.map((s) => [s.name, s.default_scale]),
+    [['none', 0.5], ['random', 0.5], ['sinusoidal', 1], ['rope', 1]]);
+  assert.deepEqual(options.map((o) => o.name), ['a', 'b', 'dim', 'seed', 'scheme', 'scale', 'causal', 'rtol', 'atol', 'sweep']);
+  const dim = options.find((o) => o.name === 'dim');
+  assert.deepEqual([dim.kind, dim.min, dim.max, dim.default, dim.allowed], ['integer', 1, 512, 6, 'an integer from 1 to 512']);
+  assert.deepEqual(options.find((o) => o.name === 'scheme').values, ['none', 'random', 'sinusoidal', 'rope']);
+  assert.equal(options.find((o) => o.name === 'rtol').max, null);
+  assert.equal(options.find((o) => o.name === 'sweep').echo, false);
+  // every row's allowed text is what a bad value's message says
+  for (const o of options) {
+    if (o.kind === 'sweep' || o.kind === 'switch') continue; // the wrapper checks these itself
+    const bad = { [o.json]: o.kind === 'text' ? ' ' : 'nonsense' };
+    assert.throws(() => lab.run(bad), (e) => e.message.endsWith(`allowed: ${o.allowed}`), o.name);
+  }
+});
+
 test('the module\'s verified results', () => {
   const bare = lab.run({ scheme: 'none' });
   assert.equal(bare.pairs[2].word, 'man');
