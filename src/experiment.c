@@ -15,6 +15,7 @@
  * from a single run at the same scale in the last bits. */
 #include "poslab.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,8 +38,29 @@ typedef struct { /* one sentence's share of the working memory */
     /* The scores at scale s are s0 + s s1 + s^2 s2 (n x n), for a sweep:
        s0 = XWq XWk^T, s1 = XWq PWk^T + PWq XWk^T, s2 = PWq PWk^T, each / sqrt(d) */
     double *s0, *s1, *s2;
+    double *cross;                  /* PWq XWk^T, on its way into s1 (n x n) */
+    double *x;                      /* X: the sentence's word vectors (n x d) */
     double *bag;                    /* X.mean(axis=0): the baseline (d) */
 } side;
+
+/* The working memory, llm.c style: one list of buffers, whose sizes
+ * fill_in_sizes computes from n, d and the vocabulary, and which
+ * point_buffers sums for the arena and walks to point each buffer at its
+ * slice. A new buffer is a name here, a size there and a slot in
+ * buffer_slots, so the sizes and the carving cannot disagree. */
+enum { /* one sentence's buffers; sentence B's follow A's */
+    SIDE_XQ, SIDE_XK, SIDE_XV, SIDE_OUT, SIDE_TMP_OUT, SIDE_X,             /* n x d */
+    SIDE_ATTN, SIDE_TMP_ATTN, SIDE_S0, SIDE_S1, SIDE_S2, SIDE_CROSS,       /* n x n */
+    SIDE_MEAN, SIDE_TMP_MEAN, SIDE_BAG,                                    /* d */
+    SIDE_BUFFERS
+};
+enum { /* the shared buffers, after both sentences' */
+    BUF_Q = 2 * SIDE_BUFFERS, BUF_K, BUF_V, BUF_KT,                        /* n x d: one pass's scratch */
+    BUF_POS, BUF_PWQ, BUF_PWK, BUF_PWV,                                    /* n x d: the table and P W */
+    BUF_VECTORS, BUF_VWQ, BUF_VWK, BUF_VWV,                                /* vocab x d: one row per word */
+    BUF_WQ, BUF_WK, BUF_WV,                                                /* d x d */
+    BUFFERS
+};
 
 struct poslab_lab {
     int prepared;                   /* draws and products match `drawn` */
@@ -46,6 +68,9 @@ struct poslab_lab {
     int d;
     side a, b;
     double *q, *k, *v, *kt;         /* scratch for one forward pass */
+    double *pos, *pwq, *pwk, *pwv;  /* the position table and its products */
+    double *vectors, *vwq, *vwk, *vwv; /* the word vectors and theirs */
+    double *wq, *wk, *wv;
     double *arena;
     size_t arena_size;              /* in doubles */
 
@@ -124,18 +149,119 @@ static void pair_words(poslab_lab *lab) {
     lab->permutation = a->n == b->n && lab->unpaired_b_count == 0;
 }
 
-static double *carve(double **at, size_t count) {
-    double *p = *at;
-    *at += count;
-    return p;
+static void fill_in_sizes(size_t sizes[BUFFERS], int n, int d, int vocab) {
+    const size_t nd = (size_t)n * d, nn = (size_t)n * n;
+    for (int w = 0; w < 2; w++) {
+        size_t *s = sizes + w * SIDE_BUFFERS;
+        s[SIDE_XQ] = s[SIDE_XK] = s[SIDE_XV] = s[SIDE_OUT] = s[SIDE_TMP_OUT] = s[SIDE_X] = nd;
+        s[SIDE_ATTN] = s[SIDE_TMP_ATTN] = s[SIDE_S0] = s[SIDE_S1] = s[SIDE_S2] = s[SIDE_CROSS] = nn;
+        s[SIDE_MEAN] = s[SIDE_TMP_MEAN] = s[SIDE_BAG] = (size_t)d;
+    }
+    sizes[BUF_Q] = sizes[BUF_K] = sizes[BUF_V] = sizes[BUF_KT] = nd;
+    sizes[BUF_POS] = sizes[BUF_PWQ] = sizes[BUF_PWK] = sizes[BUF_PWV] = nd;
+    sizes[BUF_VECTORS] = sizes[BUF_VWQ] = sizes[BUF_VWK] = sizes[BUF_VWV] = (size_t)vocab * d;
+    sizes[BUF_WQ] = sizes[BUF_WK] = sizes[BUF_WV] = (size_t)d * d;
+}
+
+/* Where each buffer's pointer lives. */
+static void buffer_slots(poslab_lab *lab, double **slot[BUFFERS]) {
+    side *sides[2] = {&lab->a, &lab->b};
+    for (int w = 0; w < 2; w++) {
+        side *sd = sides[w];
+        double ***s = slot + w * SIDE_BUFFERS;
+        s[SIDE_XQ] = &sd->xq, s[SIDE_XK] = &sd->xk, s[SIDE_XV] = &sd->xv;
+        s[SIDE_OUT] = &sd->out, s[SIDE_TMP_OUT] = &sd->tmp_out, s[SIDE_X] = &sd->x;
+        s[SIDE_ATTN] = &sd->attn, s[SIDE_TMP_ATTN] = &sd->tmp_attn;
+        s[SIDE_S0] = &sd->s0, s[SIDE_S1] = &sd->s1, s[SIDE_S2] = &sd->s2, s[SIDE_CROSS] = &sd->cross;
+        s[SIDE_MEAN] = &sd->mean, s[SIDE_TMP_MEAN] = &sd->tmp_mean, s[SIDE_BAG] = &sd->bag;
+    }
+    slot[BUF_Q] = &lab->q, slot[BUF_K] = &lab->k, slot[BUF_V] = &lab->v, slot[BUF_KT] = &lab->kt;
+    slot[BUF_POS] = &lab->pos, slot[BUF_PWQ] = &lab->pwq, slot[BUF_PWK] = &lab->pwk, slot[BUF_PWV] = &lab->pwv;
+    slot[BUF_VECTORS] = &lab->vectors, slot[BUF_VWQ] = &lab->vwq, slot[BUF_VWK] = &lab->vwk, slot[BUF_VWV] = &lab->vwv;
+    slot[BUF_WQ] = &lab->wq, slot[BUF_WK] = &lab->wk, slot[BUF_WV] = &lab->wv;
+}
+
+/* Grows the arena to the sum of the sizes and points every buffer at its
+ * slice of it. */
+static poslab_status point_buffers(poslab_lab *lab, int n, int d, int vocab) {
+    size_t sizes[BUFFERS], need = 0;
+    double **slot[BUFFERS] = {0};
+    fill_in_sizes(sizes, n, d, vocab);
+    for (int i = 0; i < BUFFERS; i++) need += sizes[i];
+    if (need > lab->arena_size) {
+        double *grown = realloc(lab->arena, need * sizeof(double));
+        if (!grown) return POSLAB_ERR_NOMEM;
+        lab->arena = grown;
+        lab->arena_size = need;
+    }
+    buffer_slots(lab, slot);
+    double *at = lab->arena;
+    for (int i = 0; i < BUFFERS; i++) {
+        assert(slot[i]); /* every buffer has a slot */
+        *slot[i] = at;
+        at += sizes[i];
+    }
+    return POSLAB_OK;
+}
+
+/* Whether the lab holds the draws and products of c already: they depend
+ * only on the words, d, the seed and the scheme. */
+static int is_prepared(const poslab_lab *lab, const poslab_config *c) {
+    return lab->prepared && lab->drawn.dim == c->dim && lab->drawn.seed == c->seed &&
+           lab->drawn.scheme == c->scheme && same_sentence(&lab->drawn.a, &c->a) &&
+           same_sentence(&lab->drawn.b, &c->b);
+}
+
+/* The draw order of experiment.md: word vectors, Wq, Wk, Wv, table. */
+static void draw(poslab_lab *lab, const poslab_config *c, int n, int d, int vocab) {
+    numpy_random rng;
+    numpy_random_seed(&rng, c->seed);
+    numpy_random_fill_randn(&rng, lab->vectors, vocab * d);
+    numpy_random_fill_randn(&rng, lab->wq, d * d);
+    numpy_random_fill_randn(&rng, lab->wk, d * d);
+    numpy_random_fill_randn(&rng, lab->wv, d * d);
+    if (c->scheme == POSLAB_SCHEME_RANDOM) numpy_random_fill_randn(&rng, lab->pos, n * d);
+    else if (c->scheme == POSLAB_SCHEME_SINUSOIDAL) sinusoidal_encoding(lab->pos, n, d);
+}
+
+/* Row i of X W is (vector of word i) W, and both sentences put the same
+ * table rows at the same positions: so each product is formed once per
+ * vocabulary word and once per position, then shared. */
+static void project(poslab_lab *lab, poslab_scheme scheme, int n, int d, int vocab) {
+    matmul(lab->vwq, lab->vectors, lab->wq, vocab, d, d);
+    matmul(lab->vwk, lab->vectors, lab->wk, vocab, d, d);
+    matmul(lab->vwv, lab->vectors, lab->wv, vocab, d, d);
+    if (scheme == POSLAB_SCHEME_RANDOM || scheme == POSLAB_SCHEME_SINUSOIDAL) {
+        matmul(lab->pwq, lab->pos, lab->wq, n, d, d);
+        matmul(lab->pwk, lab->pos, lab->wk, n, d, d);
+        matmul(lab->pwv, lab->pos, lab->wv, n, d, d);
+    }
+}
+
+/* Each sentence's rows of the products, in its word order, and its X for
+ * the order-blind baseline with that baseline, the mean word vector. */
+static void gather(poslab_lab *lab, int d) {
+    const size_t row = (size_t)d * sizeof(double);
+    side *sides[2] = {&lab->a, &lab->b};
+    for (int w = 0; w < 2; w++) {
+        side *s = sides[w];
+        for (int i = 0; i < s->n; i++) {
+            size_t from = (size_t)s->ids[i] * d, to = (size_t)i * d;
+            memcpy(s->xq + to, lab->vwq + from, row);
+            memcpy(s->xk + to, lab->vwk + from, row);
+            memcpy(s->xv + to, lab->vwv + from, row);
+            memcpy(s->x + to, lab->vectors + from, row);
+        }
+        s->pq = lab->pwq;
+        s->pk = lab->pwk;
+        s->pv = lab->pwv;
+        column_mean(s->bag, s->x, s->n, d);
+    }
 }
 
 /* Draws the vectors and weights of c and forms the products XW (and PW). */
 static poslab_status prepare(poslab_lab *lab, const poslab_config *c) {
-    if (lab->prepared && lab->drawn.dim == c->dim && lab->drawn.seed == c->seed &&
-        lab->drawn.scheme == c->scheme && same_sentence(&lab->drawn.a, &c->a) &&
-        same_sentence(&lab->drawn.b, &c->b))
-        return POSLAB_OK;
+    if (is_prepared(lab, c)) return POSLAB_OK;
     lab->prepared = 0;
     lab->have_result = 0; /* the arena is about to be reused */
 
@@ -143,86 +269,13 @@ static poslab_status prepare(poslab_lab *lab, const poslab_config *c) {
     const int n = na > nb ? na : nb;
     const char *words[2 * POSLAB_MAX_TOKENS];
     int vocab = build_vocabulary(c, lab->a.ids, lab->b.ids, words);
-
-    /* per side: XWq, XWk, XWv, out, tmp_out (n x d); attn, tmp_attn and the
-       sweep's s0, s1, s2 (n x n); mean, tmp_mean, bag (d). Shared: q, k, v,
-       kt, the table and PWq, PWk, PWv (n x d); the word vectors and VWq, VWk,
-       VWv (vocab x d); weights. */
-    size_t per_side = 5 * (size_t)n * d + 5 * (size_t)n * n + 3 * (size_t)d;
-    size_t need = 2 * per_side + 8 * (size_t)n * d + 4 * (size_t)vocab * d + 3 * (size_t)d * d;
-    if (need > lab->arena_size) {
-        double *grown = realloc(lab->arena, need * sizeof(double));
-        if (!grown) return POSLAB_ERR_NOMEM;
-        lab->arena = grown;
-        lab->arena_size = need;
-    }
-    double *at = lab->arena;
-    side *sides[2] = {&lab->a, &lab->b};
-    for (int w = 0; w < 2; w++) {
-        side *s = sides[w];
-        s->n = w ? nb : na;
-        s->xq = carve(&at, (size_t)n * d);
-        s->xk = carve(&at, (size_t)n * d);
-        s->xv = carve(&at, (size_t)n * d);
-        s->out = carve(&at, (size_t)n * d);
-        s->tmp_out = carve(&at, (size_t)n * d);
-        s->attn = carve(&at, (size_t)n * n);
-        s->tmp_attn = carve(&at, (size_t)n * n);
-        s->s0 = carve(&at, (size_t)n * n);
-        s->s1 = carve(&at, (size_t)n * n);
-        s->s2 = carve(&at, (size_t)n * n);
-        s->mean = carve(&at, (size_t)d);
-        s->tmp_mean = carve(&at, (size_t)d);
-        s->bag = carve(&at, (size_t)d);
-    }
-    lab->q = carve(&at, (size_t)n * d);
-    lab->k = carve(&at, (size_t)n * d);
-    lab->v = carve(&at, (size_t)n * d);
-    lab->kt = carve(&at, (size_t)n * d);
-    double *pos = carve(&at, (size_t)n * d);
-    double *pwq = carve(&at, (size_t)n * d), *pwk = carve(&at, (size_t)n * d), *pwv = carve(&at, (size_t)n * d);
-    double *vectors = carve(&at, (size_t)vocab * d);
-    double *vwq = carve(&at, (size_t)vocab * d), *vwk = carve(&at, (size_t)vocab * d),
-           *vwv = carve(&at, (size_t)vocab * d);
-    double *wq = carve(&at, (size_t)d * d), *wk = carve(&at, (size_t)d * d), *wv = carve(&at, (size_t)d * d);
-
-    /* The draw order of experiment.md: word vectors, Wq, Wk, Wv, table. */
-    numpy_random rng;
-    numpy_random_seed(&rng, c->seed);
-    numpy_random_fill_randn(&rng, vectors, vocab * d);
-    numpy_random_fill_randn(&rng, wq, d * d);
-    numpy_random_fill_randn(&rng, wk, d * d);
-    numpy_random_fill_randn(&rng, wv, d * d);
-    if (c->scheme == POSLAB_SCHEME_RANDOM) numpy_random_fill_randn(&rng, pos, n * d);
-    else if (c->scheme == POSLAB_SCHEME_SINUSOIDAL) sinusoidal_encoding(pos, n, d);
-
-    /* Row i of X W is (vector of word i) W, and both sentences put the same
-       table rows at the same positions: so each product is formed once per
-       vocabulary word and once per position, then shared. */
-    matmul(vwq, vectors, wq, vocab, d, d);
-    matmul(vwk, vectors, wk, vocab, d, d);
-    matmul(vwv, vectors, wv, vocab, d, d);
-    if (c->scheme == POSLAB_SCHEME_RANDOM || c->scheme == POSLAB_SCHEME_SINUSOIDAL) {
-        matmul(pwq, pos, wq, n, d, d);
-        matmul(pwk, pos, wk, n, d, d);
-        matmul(pwv, pos, wv, n, d, d);
-    }
-    const size_t row = (size_t)d * sizeof(double);
-    for (int w = 0; w < 2; w++) {
-        side *s = sides[w];
-        for (int i = 0; i < s->n; i++) {
-            size_t from = (size_t)s->ids[i] * d, to = (size_t)i * d;
-            memcpy(s->xq + to, vwq + from, row);
-            memcpy(s->xk + to, vwk + from, row);
-            memcpy(s->xv + to, vwv + from, row);
-        }
-        s->pq = pwq;
-        s->pk = pwk;
-        s->pv = pwv;
-        double *x = lab->q; /* X of this side, for the order-blind baseline */
-        for (int i = 0; i < s->n; i++) memcpy(x + (size_t)i * d, vectors + (size_t)s->ids[i] * d, row);
-        column_mean(s->bag, x, s->n, d);
-    }
+    poslab_status st = point_buffers(lab, n, d, vocab);
+    if (st != POSLAB_OK) return st;
+    lab->a.n = na;
+    lab->b.n = nb;
+    draw(lab, c, n, d, vocab);
+    project(lab, c->scheme, n, d, vocab);
+    gather(lab, d);
     lab->d = d;
     pair_words(lab);
     lab->drawn = *c;
@@ -240,11 +293,10 @@ static int additive(poslab_scheme scheme) {
  * mask is applied in attention_apply as in a single run. */
 static void prepare_quadratic(poslab_lab *lab, side *sd) {
     const int n = sd->n, d = lab->d;
-    double *cross = sd->tmp_attn; /* PWq XWk^T, until the sweep's first point */
     attention_scores(sd->s0, lab->kt, sd->xq, sd->xk, n, d, 0);
     attention_scores(sd->s1, lab->kt, sd->xq, sd->pk, n, d, 0);
-    attention_scores(cross, lab->kt, sd->pq, sd->xk, n, d, 0);
-    for (int i = 0; i < n * n; i++) sd->s1[i] += cross[i];
+    attention_scores(sd->cross, lab->kt, sd->pq, sd->xk, n, d, 0);
+    for (int i = 0; i < n * n; i++) sd->s1[i] += sd->cross[i];
     attention_scores(sd->s2, lab->kt, sd->pq, sd->pk, n, d, 0);
 }
 
