@@ -68,7 +68,7 @@ site: wasm
 	# import the wrapper, poslab.js (with the Emscripten glue beside it), which
 	# is also there on its own for scripts that import it (spec/interfaces.md).
 	# index.html preloads it, so the page has no module graph to discover.
-	cp web/*.js $(BUILD)/wasm/poslab-core.js $(PAGE_SRC)/
+	cp -R web/*.js web/app web/browser web/views web/teach $(BUILD)/wasm/poslab-core.js $(PAGE_SRC)/
 	$(ESBUILD) $(PAGE_SRC)/main.js --bundle --format=esm --external:./vendor/chart.min.js --external:./poslab.js \
 	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/main.js
 	$(ESBUILD) $(PAGE_SRC)/sweep_worker.js --bundle --format=esm --external:./poslab.js \

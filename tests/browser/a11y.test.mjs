@@ -11,7 +11,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import axeCore from 'axe-core';
 import { SITE, ARTIFACTS, serveDir, launch, watch, settled, verdictColumn } from './harness.mjs';
-import * as stateJs from '../../web/state.js';
+import { TOUR_STEPS } from '../../web/teach/tour_steps.js';
 
 let server;
 let origin;
@@ -100,7 +100,7 @@ test('axe: no serious or critical violation in any view', async () => {
   // The guided tour, if the page has one (tour=N in the hash): the whole
   // page at step 1 before and after the guess (light and dark), then the
   // tour panel at every step once answered.
-  const steps = stateJs.TOUR_STEPS ?? 0;
+  const steps = TOUR_STEPS;
   if (steps) {
     await page.click('#reset');
     await setHash(page, 'tour=1');

@@ -11,14 +11,17 @@ import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ROOT, SITE, STRICT_CSP, serveDir, launch, watch, settled, verdictColumn, random } from './harness.mjs';
-import * as stateJs from '../../web/state.js';
+import { wordsOf } from '../../web/app/state.js';
+import { stateForm } from '../state_form.mjs';
 
-const { parseHash, toHash, wordsOf } = stateJs;
+// The page's form, made from the core's option table as the page makes it.
+const { form } = await stateForm();
+const { parseHash, parseView, toHash } = form;
 // The whole hash as the page reads it: the lab's state and, once the page
 // has a tour, the view ({tour}) beside it.
 function readHash(hash) {
   const { state, ignored } = parseHash(hash);
-  const view = stateJs.parseView ? stateJs.parseView(hash) : { view: {}, ignored: [] };
+  const view = parseView(hash);
   return { state, view: view.view, ignored: [...ignored, ...view.ignored] };
 }
 const writeHash = ({ state, view }) => toHash(state, view);

@@ -16,9 +16,9 @@ import { ROOT, SITE, ARTIFACTS, serveDir, launch, settled, openPage } from './ha
 // The same modules the page runs, under Node, for the expected values.
 const { createLab } = await import(`${SITE}/poslab.js`);
 // The page's DOM-free modules from their sources (the site bundles them).
-const { numpyScript } = await import(`${ROOT}web/numpy_script.js`);
-const { THRESHOLD_RANGE, SWEEP, thresholdSearch } = await import(`${ROOT}web/model.js`);
-const { sig } = await import(`${ROOT}web/format.js`);
+const { numpyScript } = await import(`${ROOT}web/teach/numpy_script.js`);
+const { thresholdRange, SWEEP, thresholdSearch } = await import(`${ROOT}web/app/model.js`);
+const { sig } = await import(`${ROOT}web/app/format.js`);
 const lab = await createLab();
 
 let server;
@@ -374,12 +374,13 @@ test('Copy as NumPy runs under NumPy and matches the page; downloads; thresholds
       const shown = await plottedThresholds(page);
       // the page searches the plotted step where the curve turns False
       const sweep = lab.run({ ...config, sweep: SWEEP }).sweep;
-      const tWord = lab.threshold(config, word, thresholdSearch(sweep.pairs[word], sweep.scales));
-      const tMean = lab.threshold(config, -1, thresholdSearch(sweep.mean, sweep.scales));
+      const range = thresholdRange(lab.options.limits);
+      const tWord = lab.threshold(config, word, thresholdSearch(sweep.pairs[word], sweep.scales, range));
+      const tMean = lab.threshold(config, -1, thresholdSearch(sweep.mean, sweep.scales, range));
       // and finds what a search over the whole range finds, to its tolerance
       for (const [t, pair] of [[tWord, word], [tMean, -1]]) {
-        const whole = lab.threshold(config, pair, THRESHOLD_RANGE);
-        assert.ok(Math.abs(t - whole) <= 2 * THRESHOLD_RANGE.relTol * whole, `${hash}: ${t} vs ${whole}`);
+        const whole = lab.threshold(config, pair, range);
+        assert.ok(Math.abs(t - whole) <= 2 * range.relTol * whole, `${hash}: ${t} vs ${whole}`);
       }
       assert.deepEqual(shown.lines, [{ name: 'word', value: tWord }, { name: 'mean', value: tMean }], hash);
       assert.ok(brackets(shown.word, tWord), `${hash}: word threshold ${tWord} against the plotted sweep`);
@@ -391,7 +392,7 @@ test('Copy as NumPy runs under NumPy and matches the page; downloads; thresholds
     await goHash(page, 'pos=1&atol=1e9');
     const never = await plottedThresholds(page);
     assert.ok(never.word.every((p) => p.allclose));
-    assert.deepEqual(never.lines[0], { name: 'word', value: THRESHOLD_RANGE.hi }); // off the plot: no line drawn
+    assert.deepEqual(never.lines[0], { name: 'word', value: thresholdRange(lab.options.limits).hi }); // off the plot: no line drawn
     assert.match(never.caption, /says True for “man” at every magnitude up to 1e6: it never tells the two apart/);
     // A word whose partner differs anyway: False at every magnitude.
     await goHash(page, 'pos=1&b=man+bites+cat');

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const { createLab } = await import(`${root}build/site/poslab.js`);
-const { numpyScript } = await import(`${root}web/numpy_script.js`);
+const { numpyScript } = await import(`${root}web/teach/numpy_script.js`);
 const CLI = `${root}build/native/poslab`;
 const lab = await createLab();
 

@@ -9,11 +9,15 @@ import { fileURLToPath } from 'node:url';
 // The page's DOM-free modules from their sources; the wrapper as built.
 const SITE = fileURLToPath(new URL('../../build/site/', import.meta.url));
 const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
-const { defaultState, parseHash, toHash, sentenceProblem, wordsOf, PROPERTIES } = await import(`${WEB}state.js`);
-const { sig } = await import(`${WEB}format.js`);
-const { Model, SWEEP } = await import(`${WEB}model.js`);
+const { wordsOf } = await import(`${WEB}app/state.js`);
+const { stateForm } = await import('../state_form.mjs');
+// The page's form, made from the core's option table as the page makes it.
+const { form } = await stateForm();
+const { defaultState, parseHash, toHash, sentenceProblem, properties: PROPERTIES } = form;
+const { sig } = await import(`${WEB}app/format.js`);
+const { Model, SWEEP } = await import(`${WEB}app/model.js`);
 const { createLab } = await import(`${SITE}poslab.js`);
-const { readView, iframeSnippet } = await import(`${WEB}embed.js`);
+const { readView, iframeSnippet } = await import(`${WEB}views/embed.js`);
 
 test('defaults are the course module\'s first experiment, positions off', () => {
   assert.deepEqual(defaultState(), {
@@ -105,8 +109,9 @@ test('the model runs the sweep once per setting other than the magnitude', async
       return lab.run(config);
     },
     threshold: (...args) => lab.threshold(...args),
+    options: lab.options,
   };
-  const model = new Model(counting);
+  const model = new Model(counting, form);
   const state = { ...defaultState(), positions: true };
   const verdict = model.verdict(state);
   assert.deepEqual([verdict.pairs[2].word, verdict.pairs[2].allclose], ['man', false]);
@@ -132,7 +137,7 @@ test('the model runs the sweep once per setting other than the magnitude', async
 
 test('typed text is checked by the core, in its words', async () => {
   const lab = await createLab();
-  const model = new Model(lab);
+  const model = new Model(lab, form);
   const state = defaultState();
   assert.deepEqual(model.tryField(state, 'scale', ' 1e-3 '), { value: 0.001 });
   assert.deepEqual(model.tryField(state, 'scale', 'abc'), { message: '"abc" is out of range; allowed: a finite number from 0 to 1e6' });

@@ -10,26 +10,29 @@ import { fileURLToPath } from 'node:url';
 // The page's DOM-free modules from their sources; the wrapper as built.
 const SITE = fileURLToPath(new URL('../../build/site/', import.meta.url));
 const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
-const { defaultState, parseHash, parseView, toHash, TOUR_STEPS } = await import(`${WEB}state.js`);
-const { Model } = await import(`${WEB}model.js`);
+const { stateForm } = await import('../state_form.mjs');
+// The page's form, made from the core's option table as the page makes it.
+const { form } = await stateForm();
+const { defaultState, parseHash, parseView, toHash } = form;
+const { Model } = await import(`${WEB}app/model.js`);
 const { createLab } = await import(`${SITE}poslab.js`);
-const { STEPS, followed, offSetup, revealAt } = await import(`${WEB}tour_steps.js`);
-const { toCsv, fileName } = await import(`${WEB}export.js`);
-const { permutationFacts } = await import(`${WEB}permutation.js`);
-const { lineUp, maxAbsDiff, weightText } = await import(`${WEB}heatmap.js`);
-const { GROUPS, readView, suggestedHeight } = await import(`${WEB}embed.js`);
+const { STEPS, TOUR_STEPS, followed, offSetup, revealAt } = await import(`${WEB}teach/tour_steps.js`);
+const { toCsv, fileName } = await import(`${WEB}views/export.js`);
+const { permutationFacts } = await import(`${WEB}views/permutation.js`);
+const { lineUp, maxAbsDiff, weightText } = await import(`${WEB}views/heatmap.js`);
+const { GROUPS, readView, suggestedHeight } = await import(`${WEB}views/embed.js`);
 const lab = await createLab();
 
 const TF = (v) => (v ? 'True' : 'False');
 
 // Runs step k on `state` (after `before` changes it) and returns what the tour would say.
 function tourStep(k, before = () => {}) {
-  const model = new Model(lab);
+  const model = new Model(lab, form);
   const state = defaultState();
-  STEPS[k].set(state);
+  STEPS[k].set(state, form);
   before(state);
   const result = model.verdict(state);
-  const ctx = { result, state, threshold: (pair) => model.threshold(state, pair) };
+  const ctx = { result, state, form, threshold: (pair) => model.threshold(state, pair) };
   return { state, result, answer: STEPS[k].answer(ctx), lines: STEPS[k].reveal(ctx), question: STEPS[k].question(ctx) };
 }
 
@@ -88,29 +91,29 @@ test('the tour says what is actually seen when it is not what the module found',
 });
 
 test('off its setup (a reload after changes, a link with its own settings) a step says so and claims only what is seen', () => {
-  const model = new Model(lab);
+  const model = new Model(lab, form);
   // Step 3 set up: magnitude 0.001, "nearly equal".
   const state = defaultState();
-  STEPS[2].set(state);
-  assert.deepEqual(offSetup(2, state), []);
-  const ctx = (s) => ({ result: model.verdict(s), state: s, threshold: (pair) => model.threshold(s, pair) });
+  STEPS[2].set(state, form);
+  assert.deepEqual(offSetup(2, state, form), []);
+  const ctx = (s) => ({ result: model.verdict(s), state: s, form, threshold: (pair) => model.threshold(s, pair) });
   assert.match(revealAt(2, ctx(state)).join(' '), /nearly equal/);
   // The student moves the magnitude back to 0.5: no "nearly equal" any more.
   const moved = { ...state, scale: 0.5 };
-  assert.deepEqual(offSetup(2, moved), ['the magnitude']);
+  assert.deepEqual(offSetup(2, moved, form), ['the magnitude']);
   const lines = revealAt(2, ctx(moved));
   assert.match(lines[0], /says False: “man” comes out as different vectors \(max \|diff\| 12\.54, cosine distance 0\.9416\)/);
   assert.equal(lines[1], 'They differ: positional information is on.');
   // Step 1 with positions switched on by hand, step 7 with the mask off.
-  assert.deepEqual(offSetup(0, { ...defaultState(), positions: true }), ['positional information']);
+  assert.deepEqual(offSetup(0, { ...defaultState(), positions: true }, form), ['positional information']);
   const s7 = defaultState();
-  STEPS[6].set(s7);
-  assert.deepEqual(offSetup(6, { ...s7, causal: false }), ['the causal mask']);
+  STEPS[6].set(s7, form);
+  assert.deepEqual(offSetup(6, { ...s7, causal: false }, form), ['the causal mask']);
   assert.match(revealAt(6, ctx({ ...s7, causal: false })).join(' '), /says True.*every word meets the same company/);
   // Step 4 sets no sentences, so the student's own words are not "off".
   const own = defaultState();
-  STEPS[3].set(own);
-  assert.deepEqual(offSetup(3, { ...own, a: 'x y', b: 'y x' }), []);
+  STEPS[3].set(own, form);
+  assert.deepEqual(offSetup(3, { ...own, a: 'x y', b: 'y x' }, form), []);
   // At the defaults, the same step set up with a seed where 0.001 is not faint enough:
   // "nearly equal" is said only when the cosine distance is small.
   for (let seed = 0; seed < 30; seed++) {
@@ -134,8 +137,8 @@ test('the tour step lives in the hash beside the state, not in it', () => {
 
 test('the full run is cached by config and serves the verdicts too', () => {
   const runs = [];
-  const counting = { run: (config) => { runs.push(config); return lab.run(config); }, threshold: (...a) => lab.threshold(...a) };
-  const model = new Model(counting);
+  const counting = { run: (config) => { runs.push(config); return lab.run(config); }, threshold: (...a) => lab.threshold(...a), options: lab.options };
+  const model = new Model(counting, form);
   const state = { ...defaultState(), positions: true };
   const full = model.full(state);
   assert.equal(full.attention_a.length, 3);

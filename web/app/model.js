@@ -6,12 +6,7 @@ import { SWEEP, thresholdFor } from './sweep.js';
 
 // The ranges and the threshold search live in sweep.js, which the sweep
 // worker shares.
-export { SWEEP, THRESHOLD_RANGE, thresholdSearch, thresholdFor } from './sweep.js';
-
-// State property -> the lab's config key, for the fields a student types.
-const CONFIG_KEY = {
-  a: 'sentence_a', b: 'sentence_b', scale: 'scale', dim: 'dim', seed: 'seed', rtol: 'rtol', atol: 'atol',
-};
+export { SWEEP, thresholdRange, thresholdSearch, thresholdFor } from './sweep.js';
 
 // Lone UTF-16 surrogates (from pasted text) become U+FFFD before they reach
 // the core, which takes UTF-8.
@@ -47,30 +42,24 @@ class Cache {
 }
 
 export class Model {
-  constructor(lab) {
+  // form: the page's state form (state.js), made from lab.options.
+  constructor(lab, form) {
     this.lab = lab;
+    this.form = form;
     this.runs = new Cache(16);
     this.fulls = new Cache(8); // with outputs and attention matrices, for the open views
     this.sweeps = new Cache(8); // switching positions off and on again is free
     this.thresholds = new Cache(64);
     this.msPerWork = null; // measured on the last chart data computed
-    this.requests = 0; // to the sweep worker
     this.offThread = null; // the request it is computing: {key, promise, onSweep}
   }
 
-  // The lab's config for a state. Positions off means scheme "none".
+  // The lab's config for a state (positions off: the scheme "none").
   configOf(state) {
-    return {
-      sentence_a: wellFormed(state.a),
-      sentence_b: wellFormed(state.b),
-      dim: state.dim,
-      seed: state.seed,
-      scheme: state.positions ? state.scheme : 'none',
-      scale: state.scale,
-      causal: state.causal,
-      rtol: state.rtol,
-      atol: state.atol,
-    };
+    const config = this.form.configOf(state);
+    config.sentence_a = wellFormed(config.sentence_a);
+    config.sentence_b = wellFormed(config.sentence_b);
+    return config;
   }
 
   // The verdicts for the state: the CLI's JSON result (no sweep).
@@ -133,15 +122,14 @@ export class Model {
     this.threshold(state, -1);
   }
 
-  // Computes chartData(state) in `worker` (sweep_worker.js) instead, so that
-  // the page's thread stays free. A call for the sweep being computed shares
-  // its request; the page queues at most two (main.js: the one a keystroke
-  // starts while the worker is free, and scheduleSweep's). Calls onSweep() once the
-  // sweep is cached (the curves can be drawn), and resolves once the
-  // thresholds of the plotted word and the mean are too. Rejects with
-  // {broken} if the worker cannot compute (then the page computes the chart
-  // itself), or with the core's Error.
-  chartDataOffThread(state, worker, { onSweep = () => {} } = {}) {
+  // Computes chartData(state) in the sweep worker instead, so that the
+  // page's thread stays free: `call` is the worker's (browser/sweeper.js).
+  // A call for the sweep being computed shares its request; the page queues
+  // at most two (the one a keystroke starts while the worker is free, and
+  // the chart's own). Calls onSweep() once the sweep is cached (the curves
+  // can be drawn), and resolves once the thresholds of the plotted word and
+  // the mean are too. Rejects as `call` does.
+  chartDataOffThread(state, call, { onSweep = () => {} } = {}) {
     const key = this.sweepKey(state);
     if (this.offThread?.key === key) {
       this.offThread.onSweep.add(onSweep);
@@ -152,31 +140,17 @@ export class Model {
     if (sweep && pairs.length === 0) return Promise.resolve(); // nothing to compute
     const work = sweepWork(state);
     const request = { key, onSweep: new Set([onSweep]) };
-    request.promise = new Promise((resolve, reject) => {
-      const id = ++this.requests;
-      const done = (fn) => {
-        worker.removeEventListener('message', onMessage);
-        worker.removeEventListener('error', onError);
-        if (this.offThread === request) this.offThread = null;
-        fn();
-      };
-      const onMessage = ({ data }) => {
-        if (data.id !== id) return;
-        if (data.broken !== undefined) { done(() => reject({ broken: data.broken })); return; }
-        if (data.error !== undefined) { done(() => reject(new Error(data.error))); return; }
-        if (data.sweep) {
-          this.sweeps.set(key, data.sweep);
-          this.msPerWork = data.ms / work;
-          request.onSweep.forEach((f) => f());
-          return;
-        }
-        for (const [pair, value] of data.thresholds) this.thresholds.set(`${key}#${pair}`, value);
-        done(resolve);
-      };
-      const onError = (event) => done(() => reject({ broken: event.message || 'the sweep worker failed' }));
-      worker.addEventListener('message', onMessage);
-      worker.addEventListener('error', onError);
-      worker.postMessage({ id, config: this.configOf(state), range: SWEEP, pairs, sweep });
+    const finished = () => { if (this.offThread === request) this.offThread = null; };
+    request.promise = call({ config: this.configOf(state), range: SWEEP, pairs, sweep }, (partial) => {
+      this.sweeps.set(key, partial.sweep);
+      this.msPerWork = partial.ms / work;
+      request.onSweep.forEach((f) => f());
+    }).then((thresholds) => {
+      for (const [pair, value] of thresholds) this.thresholds.set(`${key}#${pair}`, value);
+      finished();
+    }, (e) => {
+      finished();
+      throw e;
     });
     this.offThread = request;
     return request.promise;
@@ -215,8 +189,8 @@ export class Model {
   // lab with it. Returns {value} (the value to store) or {message} (why not,
   // in the core's words, without the field name the page shows beside it).
   tryField(state, name, raw) {
-    const key = CONFIG_KEY[name];
-    if (!key) throw new Error(`tryField: ${name} is not a typed field`);
+    const key = this.form.property(name)?.json;
+    if (!key) throw new Error(`tryField: ${name} is not a field of the core's`);
     const sentence = name === 'a' || name === 'b';
     const text = sentence ? wellFormed(raw) : raw.trim();
     if (sentence && text.length > MAX_SENTENCE_CHARS) {

@@ -7,10 +7,11 @@
 // verdict and figure in `reveal` is read from the live result, and when the
 // result is not the one the module leads students to expect (say, the
 // tolerances were changed) the text says what is seen and why it may be.
-import { sig, ROUNDING_LEVEL } from './format.js';
-import { defaultState, wordsOf, TOUR_STEPS } from './state.js';
+import { sig, ROUNDING_LEVEL } from '../app/format.js';
+import { wordsOf } from '../app/state.js';
 
-const MODULE = defaultState(); // the module's sentences and settings
+// Steps set the lab up from the module's own sentences and settings, the
+// core's defaults: `form` (app/state.js) in set(state, form) and ctx.form.
 // Below this cosine distance two vectors count as "nearly equal" in the text.
 const NEARLY = 1e-3;
 const quoted = (word) => `“${word}”`;
@@ -37,16 +38,19 @@ function claim(p) {
   return `${call(p)} says ${TF(p.allclose)}: ${quoted(p.word)} ${how} (${figures(p)}).`;
 }
 
-const tolerancesChanged = (s) => s.rtol !== MODULE.rtol || s.atol !== MODULE.atol;
+function tolerancesChanged(s, form) {
+  const module = form.defaultState();
+  return s.rtol !== module.rtol || s.atol !== module.atol;
+}
 const tolerances = (s) => `rtol ${sig(s.rtol)}, atol ${sig(s.atol)}`;
 
 // What else, besides word order, can make the two outputs differ (or not).
-function otherCauses(state, result) {
+function otherCauses({ state, result, form }) {
   const causes = [];
   if (!result.permutation) causes.push('sentence B is not a reordering of sentence A');
   if (state.positions) causes.push('positional information is on');
   if (state.causal) causes.push('the causal mask is on');
-  if (tolerancesChanged(state)) causes.push(`the tolerances are ${tolerances(state)} instead of NumPy’s defaults`);
+  if (tolerancesChanged(state, form)) causes.push(`the tolerances are ${tolerances(state)} instead of NumPy’s defaults`);
   return causes;
 }
 
@@ -68,24 +72,26 @@ const wordAnswer = ({ result, state }) => followed(result, state)?.allclose ?? n
 const W = ({ result, state }) => quoted(result.pairs[Math.min(state.word, result.pairs.length - 1)].word);
 
 // The module's sentence pair, following "man", with the given settings.
-function moduleView(state, settings) {
+function moduleView(state, form, settings) {
+  const module = form.defaultState();
   Object.assign(state, {
-    a: MODULE.a, b: MODULE.b, word: MODULE.word, positions: false, causal: false,
-    scheme: MODULE.scheme, scale: MODULE.scale,
+    a: module.a, b: module.b, word: module.word, positions: false, causal: false,
+    scheme: module.scheme, scale: module.scale,
   }, settings);
 }
 
-function thresholdWords(t) {
+function thresholdWords(t, form) {
   if (t === null || t === undefined) return '';
   if (t <= 0) return 'np.allclose says False for it at every magnitude, however faint.';
-  if (t >= 1e6) return 'np.allclose says True for it at every magnitude up to 1e6.';
+  const max = form.limits.max_scale;
+  if (t >= max) return `np.allclose says True for it at every magnitude up to ${max.toExponential().replace('e+', 'e')}.`;
   return `np.allclose says True for it only below a magnitude of about ${sig(t, 2)} (the dashed line on the chart).`;
 }
 
 export const STEPS = [
   {
     title: 'Bare attention: positions off',
-    set: (state) => moduleView(state, {}),
+    set: (state, form) => moduleView(state, form, {}),
     intro: () => 'The two sentences use the same three words; only the order differs, and with it who bit whom. ' +
       'Positional information is off, so attention gets the words but not where they stand.',
     question: (ctx) => `Will ${W(ctx)} come out as the same vector in both sentences?`,
@@ -100,14 +106,14 @@ export const STEPS = [
           'depend on where the two words stand. Reorder the sentence and every word still meets the same ' +
           'company, so its output cannot change; only its row moves.'];
       }
-      const causes = otherCauses(state, result);
+      const causes = otherCauses(ctx);
       return [claim(p), 'Bare attention gives True here with the module’s settings, so something else is ' +
         `telling the sentences apart: ${causes.length ? list(causes) : 'the settings under Advanced'}.`];
     },
   },
   {
     title: 'Switch positional information on',
-    set: (state) => moduleView(state, { positions: true, scheme: 'random', scale: 0.5 }),
+    set: (state, form) => moduleView(state, form, { positions: true, scheme: 'random', scale: form.defaultScale('random') }),
     intro: ({ result, state }) => {
       const p = followed(result, state);
       const where = p ? ` ${quoted(p.word)} stands at position ${p.index_a} in A and at position ${p.index_b} in B, ` +
@@ -128,7 +134,7 @@ export const STEPS = [
         return [claim(p), `${mean} Different inputs give different queries, keys and values, and so different ` +
           'outputs. This is how a transformer can tell who bit whom.'];
       }
-      const why = tolerancesChanged(state)
+      const why = tolerancesChanged(state, ctx.form)
         ? `the tolerances (${tolerances(state)}) let a difference of this size pass`
         : `the signal, at magnitude ${sig(state.scale)}, is too faint to move the output past the tolerance`;
       return [claim(p), `Here np.allclose cannot see the difference: ${why}.`];
@@ -136,7 +142,7 @@ export const STEPS = [
   },
   {
     title: 'Make the signal faint',
-    set: (state) => moduleView(state, { positions: true, scheme: 'random', scale: 0.001 }),
+    set: (state, form) => moduleView(state, form, { positions: true, scheme: 'random', scale: 0.001 }),
     intro: () => 'Exercise 3 of the module: keep the positional signal, but 500 times weaker, at magnitude 0.001.',
     question: (ctx) => `What will np.allclose say about ${W(ctx)} now?`,
     choices: [{ label: 'Still False', value: false }, { label: 'True again', value: true }],
@@ -145,7 +151,7 @@ export const STEPS = [
       const { result, state } = ctx;
       const p = followed(result, state);
       if (!p) return [wordClaim(ctx)];
-      const t = thresholdWords(ctx.threshold(p.index_a));
+      const t = thresholdWords(ctx.threshold(p.index_a), ctx.form);
       if (!p.allclose && p.cosine_distance < NEARLY) {
         return [claim(p), `Yet a cosine distance of ${sig(p.cosine_distance)} means the two vectors point almost ` +
           'the same way: nearly equal, not equal. np.allclose forgives only a relative difference of about ' +
@@ -168,15 +174,17 @@ export const STEPS = [
     question: () => 'Will every word come out identical, whatever words you pick?',
     choices: [{ label: 'All identical', value: true }, { label: 'Some differ', value: false }],
     answer: ({ result }) => result.permutation && result.pairs.every((p) => p.allclose === true),
-    reveal({ result, state }) {
+    reveal(ctx) {
+      const { result, state } = ctx;
+      const module = ctx.form.defaultState();
       const paired = result.pairs.filter((p) => p.index_b !== null);
       const same = paired.filter((p) => p.allclose).length;
       const lines = [`${same} of ${paired.length} paired words say True, and the sentence mean says ` +
         `${TF(result.mean.allclose)}.`];
-      if (state.a === MODULE.a && state.b === MODULE.b) {
+      if (state.a === module.a && state.b === module.b) {
         lines.push('These are still the module’s sentences: type your own pair and this line follows.');
       }
-      const causes = otherCauses(state, result);
+      const causes = otherCauses(ctx);
       if (!result.permutation) {
         lines.push('Sentence B is not a reordering of A, so some words see different company, and their ' +
           'outputs change even without positions. Use exactly the same words.');
@@ -191,7 +199,7 @@ export const STEPS = [
   },
   {
     title: 'A real encoding: sinusoidal',
-    set: (state) => moduleView(state, { positions: true, scheme: 'sinusoidal', scale: 1 }),
+    set: (state, form) => moduleView(state, form, { positions: true, scheme: 'sinusoidal', scale: form.defaultScale('sinusoidal') }),
     intro: () => 'The original Transformer does not add random vectors. It adds sine and cosine waves of many ' +
       'wavelengths, so each position gets its own smooth pattern.',
     question: (ctx) => `With these waves at full strength, will ${W(ctx)} come out identical in both sentences?`,
@@ -201,7 +209,7 @@ export const STEPS = [
       const { result, state } = ctx;
       const p = followed(result, state);
       if (!p) return [wordClaim(ctx)];
-      const t = thresholdWords(ctx.threshold(p.index_a));
+      const t = thresholdWords(ctx.threshold(p.index_a), ctx.form);
       return [claim(p), p.allclose
         ? `Here the waves do not move the output past the tolerance (${tolerances(state)}). ${t}`
         : `Like the random stand-in, the waves give the word a different input at each position, and the ` +
@@ -210,7 +218,7 @@ export const STEPS = [
   },
   {
     title: 'Rotating instead of adding: RoPE',
-    set: (state) => moduleView(state, { positions: true, scheme: 'rope', scale: 1 }),
+    set: (state, form) => moduleView(state, form, { positions: true, scheme: 'rope', scale: form.defaultScale('rope') }),
     intro: () => 'RoPE adds nothing to the words. It turns every query and key by an angle that grows with the ' +
       'position, so how well two words match depends on how far apart they are.',
     question: (ctx) => `The word vectors themselves are untouched. Will ${W(ctx)} still come out differently?`,
@@ -229,7 +237,7 @@ export const STEPS = [
   },
   {
     title: 'Order without positions: the causal mask',
-    set: (state) => moduleView(state, { positions: false, causal: true }),
+    set: (state, form) => moduleView(state, form, { positions: false, causal: true }),
     intro: () => 'Positional information is off again. Instead, a causal mask lets each word look only at itself ' +
       'and the words before it, as in GPT-style models.',
     question: (ctx) => `No positional information at all: will ${W(ctx)} be identical in both sentences?`,
@@ -257,7 +265,7 @@ export const STEPS = [
   },
 ];
 
-if (STEPS.length !== TOUR_STEPS) throw new Error('tour_steps.js: STEPS and TOUR_STEPS disagree');
+export const TOUR_STEPS = STEPS.length;
 
 // The settings a step sets up, in words, for saying what was changed since.
 const SETTING_WORDS = {
@@ -268,9 +276,9 @@ const SETTING_WORDS = {
 // What differs between the lab's state and step k's setup (e.g. a reload
 // after the student moved the magnitude, or a link with its own settings):
 // a list of words, empty when the lab shows the step as it was set up.
-export function offSetup(k, state) {
+export function offSetup(k, state, form) {
   const want = { ...state };
-  STEPS[k].set(want);
+  STEPS[k].set(want, form);
   return Object.keys(SETTING_WORDS).filter((key) => {
     if ((key === 'scheme' || key === 'scale') && !want.positions) return false; // no effect then
     return want[key] !== state[key];
@@ -283,7 +291,7 @@ function generic(ctx) {
   const { result, state } = ctx;
   const p = followed(result, state);
   if (!p) return [wordClaim(ctx)];
-  const causes = otherCauses(state, result);
+  const causes = otherCauses(ctx);
   if (p.allclose) {
     if (!causes.length) {
       return [claim(p), 'With neither positions nor a mask, every word meets the same company in both ' +
@@ -298,6 +306,6 @@ function generic(ctx) {
 // What the tour says after a guess at step k: the step's own words when the
 // lab shows its setup, otherwise words built from what the lab shows.
 export function revealAt(k, ctx) {
-  if (k === 3 || offSetup(k, ctx.state).length === 0) return STEPS[k].reveal(ctx);
+  if (k === 3 || offSetup(k, ctx.state, ctx.form).length === 0) return STEPS[k].reveal(ctx);
   return generic(ctx);
 }

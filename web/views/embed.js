@@ -3,7 +3,7 @@
 // lesson (like tensorflow/playground's *_hide flags), and the "Embed" panel
 // that writes the iframe snippet for the current view. These live in the
 // query string; the lab's state lives in the hash.
-import { excerpt } from './state.js';
+import { excerpt } from '../app/state.js';
 
 // Groups a lesson can hide (elements with data-group="name"), with the words
 // the Embed panel shows, and roughly how tall each is (px) for a suggested

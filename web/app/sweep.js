@@ -3,24 +3,25 @@
 
 // The plot's magnitudes: 10 per decade from 1e-9 to 1e3.
 export const SWEEP = { lo: 1e-9, hi: 1e3, count: 121 };
-// Where lab.threshold looks for the last magnitude at which allclose holds.
-export const THRESHOLD_RANGE = { lo: 1e-12, hi: 1e6, relTol: 1e-3 };
+// Where lab.threshold looks for the last magnitude at which allclose holds:
+// from far below the plot up to the core's largest magnitude.
+export const thresholdRange = (limits) => ({ lo: 1e-12, hi: limits.max_scale, relTol: 1e-3 });
 
 // Where lab.threshold should look, given the sweep already on the plot: the
 // step between the last True and the first False, so that the core bisects
 // one step instead of walking the whole range again (at 64 words and d 512
 // that walk costs as much as the sweep). Below or above the plot when the
 // curve is False or True all along it.
-export function thresholdSearch(points, scales) {
+export function thresholdSearch(points, scales, range) {
   const first = points.findIndex((p) => !p.allclose);
-  if (first === 0) return { ...THRESHOLD_RANGE, hi: scales[0] };
-  if (first < 0) return { ...THRESHOLD_RANGE, lo: scales[scales.length - 1] };
-  return { lo: scales[first - 1], hi: scales[first], relTol: THRESHOLD_RANGE.relTol };
+  if (first === 0) return { ...range, hi: scales[0] };
+  if (first < 0) return { ...range, lo: scales[scales.length - 1] };
+  return { lo: scales[first - 1], hi: scales[first], relTol: range.relTol };
 }
 
 // The threshold of pair `pair` (-1: the sentence mean) given the state's
 // sweep; null for a word with no partner in B.
 export function thresholdFor(lab, config, sweep, pair) {
   const points = pair < 0 ? sweep.mean : sweep.pairs[pair];
-  return points && points.length ? lab.threshold(config, pair, thresholdSearch(points, sweep.scales)) : null;
+  return points && points.length ? lab.threshold(config, pair, thresholdSearch(points, sweep.scales, thresholdRange(lab.options.limits))) : null;
 }

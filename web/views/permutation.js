@@ -7,7 +7,7 @@
 //   the averaging baseline: the mean of the raw word vectors (a bag of
 //     vectors) compared between the sentences: cosine similarity 1 for any
 //     reordering, the same blindness in a simpler model.
-import { sig, ROUNDING_LEVEL } from './format.js';
+import { sig, ROUNDING_LEVEL } from '../app/format.js';
 import { setText, setHidden } from './dom.js';
 import { setVerdict } from './verdicts.js';
 

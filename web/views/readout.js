@@ -3,7 +3,7 @@
 // distance and np.allclose verdict there. It replaces Chart.js's Tooltip
 // plugin (15 KB of the page) with what this one chart needs; it draws on
 // the canvas after everything else, without a chart.update().
-import { sig, powerOfTen } from './format.js';
+import { sig, powerOfTen } from '../app/format.js';
 
 // The index of the point whose magnitude is nearest to x on a log axis.
 export function nearestIndex(points, x) {

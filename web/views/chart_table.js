@@ -3,7 +3,7 @@
 // power of ten of the sweep, with the cosine distance and the np.allclose
 // verdict (as words) for the plotted word and the sentence mean. Rebuilt only
 // when the sweep or the plotted word changes. Text goes in through textContent only.
-import { sig, decadeOf } from './format.js';
+import { sig, decadeOf } from '../app/format.js';
 
 const verdictText = (p) => (p === undefined ? '–' : p.allclose ? 'True' : 'False');
 const distanceText = (p) => (p === undefined ? '–' : sig(p.cosine_distance));

@@ -4,8 +4,8 @@
 // DOM only through textContent. Text is rewritten only when it changes. A
 // screen reader hears one short live line, #verdict-status, and only when a
 // verdict flips: not every number of the table on every slider step.
-import { sig, ROUNDING_LEVEL } from './format.js';
-import { SCHEMES } from './state.js';
+import { sig, ROUNDING_LEVEL } from '../app/format.js';
+import { SCHEME_LABELS } from '../teach/schemes.js';
 import { setText, el, setHidden } from './dom.js';
 
 const quoted = (word) => `“${word}”`;
@@ -108,7 +108,7 @@ function story(result, state, wordPair) {
     return 'Positional information is off, but the causal mask lets each word look only at itself and the words ' +
       'before it, so word order still changes the outputs.';
   }
-  const scheme = SCHEMES[state.scheme].label;
+  const scheme = SCHEME_LABELS[state.scheme];
   const at = `${scheme} at magnitude ${sig(state.scale)}${state.causal ? ', with the causal mask' : ''}`;
   if (wordPair && wordPair.allclose === true) {
     return `Positional information is on (${at}), but it is so faint that np.allclose cannot tell ` +

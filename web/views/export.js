@@ -3,7 +3,7 @@
 // dialog with the text selected), and downloads of the current numbers as
 // JSON (the CLI's `--json --full --sweep` shape) and CSV, and of the chart as
 // PNG. Downloads are Blob URLs on an <a download>; nothing leaves the page.
-import { numpyScript } from './numpy_script.js';
+import { numpyScript } from '../teach/numpy_script.js';
 
 // ---- CSV (no DOM) ----------------------------------------------------------
 

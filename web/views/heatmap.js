@@ -5,7 +5,7 @@
 // page's CSP allows). "Line B up in A's order" permutes B's rows and columns
 // by the word pairing, so that with positions off the two are visibly the
 // same matrix. Words reach the DOM only through textContent.
-import { sig, ROUNDING_LEVEL } from './format.js';
+import { sig, ROUNDING_LEVEL } from '../app/format.js';
 import { el, setText, setHidden } from './dom.js';
 
 // The weight as the cell shows it: exact zeros (masked) as "0".

@@ -8,8 +8,8 @@
 // the size changes. Colours come from CSS custom properties, so dark mode
 // works. Chart.js is the classic script vendor/chart.min.js (built from
 // web/vendor/chart.entry.js), which defines window.Chart.
-import { sig, powerOfTen, decadeOf } from './format.js';
-import { SWEEP, THRESHOLD_RANGE } from './model.js';
+import { sig, powerOfTen, decadeOf } from '../app/format.js';
+import { SWEEP } from '../app/sweep.js';
 import { createChartTable } from './chart_table.js';
 import { setText, setHidden, setAttr } from './dom.js';
 import { readoutPlugin, readoutLines } from './readout.js';
@@ -217,7 +217,8 @@ function points(scales, series) {
 // Where the marker goes: the magnitude, kept inside the plotted range.
 const onAxis = (scale) => Math.min(SWEEP.hi, Math.max(SWEEP.lo, scale));
 
-export function createPlot(figure) {
+// maxScale: the core's largest magnitude, where the threshold search ends.
+export function createPlot(figure, { maxScale }) {
   const canvas = figure.querySelector('canvas');
   const overlay = figure.querySelector('.chart-overlay');
   const caption = figure.querySelector('.chart-caption');
@@ -326,8 +327,8 @@ export function createPlot(figure) {
   // Words for a threshold: where np.allclose stops saying True.
   function thresholdText(name, t) {
     if (t <= 0) return `np.allclose says False for ${name} at every magnitude, even the faintest.`;
-    if (t >= THRESHOLD_RANGE.hi) {
-      const hi = THRESHOLD_RANGE.hi.toExponential().replace('e+', 'e'); // "1e6", as the magnitude field takes it
+    if (t >= maxScale) {
+      const hi = maxScale.toExponential().replace('e+', 'e'); // "1e6", as the magnitude field takes it
       return `np.allclose says True for ${name} at every magnitude up to ${hi}: it never tells the two apart.`;
     }
     return `np.allclose says True for ${name} only below a magnitude of about ${sig(t, 2)}: ` +

@@ -1,9 +1,9 @@
 // tour.js - the guided tour's panel: step n of N, the question with its
 // choice buttons, then (after a choice) whether the guess was right and what
 // the lab shows, with Back, Next and Skip. The steps and their live claims
-// are in tour_steps.js; main.js owns the step number (it lives in the URL
+// are in tour_steps.js; the store owns the step number (it lives in the URL
 // hash) and the guesses. User text reaches the DOM only through textContent.
-import { STEPS, offSetup, revealAt } from './tour_steps.js';
+import { STEPS, offSetup, revealAt } from '../teach/tour_steps.js';
 import { setText, setHidden } from './dom.js';
 
 // root: the tour <section>; on: {guess(value), go(step), end()}.
@@ -30,7 +30,7 @@ export function createTour(root, on) {
   $('.tour-skip').addEventListener('click', () => on.end(current));
   $('.tour-reset').addEventListener('click', () => on.go(current));
 
-  // step: 1..N; guess: undefined until a choice is made; ctx: {result,
+  // step: 1..N; guess: undefined until a choice is made; ctx: {result, form,
   // state, threshold(pairIndex)} for the live text.
   function render({ step, guess, ctx }) {
     current = step;
@@ -43,7 +43,7 @@ export function createTour(root, on) {
     setText(intro, s.intro(ctx));
     setText(question, s.question(ctx));
     // Said plainly when the lab no longer shows what this step set up.
-    const changed = offSetup(step - 1, ctx.state);
+    const changed = offSetup(step - 1, ctx.state, ctx.form);
     setup.hidden = changed.length === 0;
     if (changed.length) {
       setText(setupText, `The lab no longer shows this step as it was set up (${changed.join(', ')} changed), ` +

@@ -1,0 +1,114 @@
+// The page's store (web/app/store.js): pure updates from one value to the
+// next, checked with the page's form made from the core's option table.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { stateForm } from '../state_form.mjs';
+
+const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
+const store = await import(`${WEB}app/store.js`);
+const { STEPS } = await import(`${WEB}teach/tour_steps.js`);
+const { form, lab } = await stateForm();
+const deep = (x) => JSON.parse(JSON.stringify(x));
+
+test('a first visit: the core\'s defaults, no notice, no tour', () => {
+  const page = store.fromHash('', { form, steps: STEPS });
+  assert.deepEqual(page, {
+    lab: { a: 'dog bites man', b: 'man bites dog', positions: false, scheme: 'random', scale: 0.5,
+      causal: false, word: 2, dim: 6, seed: 2, rtol: 1e-5, atol: 1e-8 },
+    refused: {}, tour: { step: 0, guesses: {} }, notice: [],
+  });
+  assert.equal(store.hashOf(page, form), 'a=dog+bites+man&b=man+bites+dog&pos=0&scheme=random&scale=0.5&causal=0&word=2&dim=6&seed=2&rtol=0.00001&atol=1e-8');
+});
+
+test('updates make a new value and leave the old one as it was', () => {
+  const page = store.fromHash('#pos=1', { form, steps: STEPS });
+  const before = deep(page);
+  const steps = [
+    [store.typed, 'dim', '0', { message: 'out of range' }],
+    [store.typed, 'scale', '1e-3', { value: 0.001 }],
+    [store.set, { causal: true }],
+    [store.chooseScheme, 'rope', form],
+    [store.slideScale, -2.5],
+    [store.setSentences, 'a b c d', 'd c b a'],
+    [store.reverseB],
+    [store.shuffleB, () => 0],
+    [store.goTour, 3, { form, steps: STEPS }],
+    [store.guess, true],
+    [store.endTour, 3],
+    [store.reset, form],
+    [store.dismissNotice],
+  ];
+  for (const [fn, ...args] of steps) {
+    const next = fn(page, ...args);
+    assert.notEqual(next, page);
+    assert.deepEqual(deep(page), before, fn.name);
+  }
+});
+
+test('typed text: refused text is kept beside the last valid state; accepted text replaces it', () => {
+  let page = store.fromHash('', { form, steps: STEPS });
+  page = store.typed(page, 'dim', '0', { message: '"0" is out of range; allowed: an integer from 1 to 512' });
+  assert.equal(page.lab.dim, 6);
+  assert.deepEqual(page.refused.dim, { raw: '0', message: '"0" is out of range; allowed: an integer from 1 to 512' });
+  page = store.typed(page, 'dim', '8', { value: 8 });
+  assert.equal(page.lab.dim, 8);
+  assert.deepEqual(page.refused, {});
+  // A shorter sentence A moves the followed word back onto it.
+  page = store.typed(page, 'a', 'dog bites', { value: 'dog bites' });
+  assert.equal(page.lab.word, 1);
+});
+
+test('a new scheme starts at the core\'s default magnitude for it', () => {
+  let page = store.fromHash('#pos=1&scale=0.01', { form, steps: STEPS });
+  for (const { name, default_scale: scale } of lab.options.schemes.filter((s) => s.name !== 'none')) {
+    page = store.chooseScheme(page, name, form);
+    assert.deepEqual([page.lab.scheme, page.lab.scale], [name, scale]);
+  }
+  assert.equal(store.slideScale(page, -3).lab.scale, 0.001);
+  assert.equal(store.slideScale(page, -2.05).lab.scale, 0.00891);
+});
+
+test('B reversed and shuffled; a shuffle never leaves B as it was', () => {
+  let page = store.setSentences(store.fromHash('', { form, steps: STEPS }), 'w1 w2 w3 w4', 'w1 w2 w3 w4');
+  assert.equal(store.reverseB(page).lab.b, 'w4 w3 w2 w1');
+  let k = 0;
+  const draws = [0.99, 0.99, 0.99, 0.0, 0.0, 0.0]; // first shuffle: identity, then a real one
+  page = store.shuffleB(page, () => draws[k++ % draws.length]);
+  assert.notEqual(page.lab.b, 'w1 w2 w3 w4');
+  assert.deepEqual(page.lab.b.split(' ').sort(), ['w1', 'w2', 'w3', 'w4']);
+});
+
+test('the tour: a bare link opens the step\'s settings, a full link keeps its own; guesses per step', () => {
+  const bare = store.fromHash('#tour=2', { form, steps: STEPS });
+  assert.deepEqual([bare.tour.step, bare.lab.positions, bare.lab.scheme, bare.lab.scale], [2, true, 'random', 0.5]);
+  const full = store.fromHash(`#${store.hashOf({ ...bare, lab: { ...bare.lab, scale: 3 } }, form)}`, { form, steps: STEPS });
+  assert.deepEqual([full.tour.step, full.lab.scale], [2, 3]);
+  let page = store.goTour(full, 3, { form, steps: STEPS });
+  assert.equal(page.lab.scale, 0.001);
+  page = store.guess(page, false);
+  assert.equal(store.currentGuess(page), false);
+  assert.equal(store.currentGuess(store.goTour(page, 4, { form, steps: STEPS })), undefined);
+  assert.equal(store.goTour(page, 99, { form, steps: STEPS }).tour.step, STEPS.length);
+  assert.deepEqual(store.endTour(page, 3).tour, { step: 0, guesses: { 3: false } });
+  assert.deepEqual(store.endTour(page, 0).tour, { step: 0, guesses: {} });
+});
+
+test('a link with bad parts: defaults for them, and the notice lists them with the query string\'s', () => {
+  const extra = { label: 'hide', value: 'bogus', reason: 'allowed: …' };
+  const page = store.fromHash('#dim=513&scheme=none&tour=9', { form, steps: STEPS, ignored: [extra] });
+  assert.deepEqual(page.notice.map((n) => n.label), ['scheme', 'dim', 'tour step', 'hide']);
+  assert.equal(page.notice[1].reason, 'allowed: an integer from 1 to 512');
+  assert.equal(page.notice[0].reason, 'allowed: random, sinusoidal, rope');
+  assert.equal(store.dismissNotice(page).notice.length, 0);
+  assert.equal(store.reset(page, form).notice.length, 0);
+});
+
+test('createStore: dispatch makes the next value and tells the listener', () => {
+  const seen = [];
+  const s = store.createStore(store.fromHash('', { form, steps: STEPS }), (value) => seen.push(value.lab.causal));
+  s.dispatch(store.set, { causal: true });
+  s.dispatch(store.set, { causal: false });
+  assert.deepEqual(seen, [true, false]);
+  assert.equal(s.get().lab.causal, false);
+});

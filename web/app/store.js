@@ -1,0 +1,142 @@
+// store.js - the page's one store: a plain value, the pure functions that
+// make the next value from it, and what the views derive from it. No DOM.
+//
+// The value:
+//   lab      the lab's state (state.js: the properties mirrored in the hash)
+//   refused  state property -> {raw, message}: typed text the core refused;
+//            the field keeps showing it while the results keep the last
+//            valid input
+//   tour     {step, guesses}: the guided tour's step (0: none) and the
+//            guesses made in this visit (step -> value)
+//   notice   [{label, value, reason}]: parts of a link that were not used
+//
+// Every update returns a new value and never changes its argument, so a view
+// can compare what it was given last time with what it is given now.
+import { wordsOf } from './state.js';
+
+const without = (refused, ...names) => {
+  const next = { ...refused };
+  for (const name of names) delete next[name];
+  return next;
+};
+
+// The word followed on the chart stays a word of sentence A.
+function keepWordInRange(lab) {
+  const last = wordsOf(lab.a).length - 1;
+  return lab.word > last ? { ...lab, word: last } : lab;
+}
+
+// The page for a hash (a first visit, a pasted link): bad fields are at
+// their defaults and listed in the notice, with `ignored` (the query
+// string's own) after them. A bare link to a tour step ("#tour=3") opens
+// that step's settings; a full hash (a reload, a shared view) keeps its own.
+export function fromHash(hash, { form, steps, ignored = [] }) {
+  const { state, ignored: bad } = form.parseHash(hash);
+  const { view, ignored: badView, setsState } = form.parseView(hash);
+  let page = { lab: state, refused: {}, tour: { step: view.tour, guesses: {} }, notice: [...bad, ...badView, ...ignored] };
+  if (view.tour && !setsState) page = { ...page, lab: stepState(page.lab, view.tour, { form, steps }) };
+  return page;
+}
+
+// The lab's state as tour step n (1-based) sets it up.
+function stepState(lab, n, { form, steps }) {
+  const next = { ...lab };
+  steps[n - 1].set(next, form);
+  return next;
+}
+
+// Text typed into the field of `name`, as the core judged it (Model.tryField):
+// {value} to store, or {message} saying why not.
+export function typed(page, name, raw, outcome) {
+  if (outcome.message !== undefined) {
+    return { ...page, refused: { ...page.refused, [name]: { raw, message: outcome.message } } };
+  }
+  const lab = keepWordInRange({ ...page.lab, [name]: outcome.value });
+  return { ...page, lab, refused: without(page.refused, name) };
+}
+
+// Settings from a switch, a menu or a button; typed text they replace is dropped.
+export function set(page, changes) {
+  return { ...page, lab: keepWordInRange({ ...page.lab, ...changes }), refused: without(page.refused, ...Object.keys(changes)) };
+}
+
+// A new scheme starts at its own default magnitude (the core's).
+export function chooseScheme(page, scheme, form) {
+  return set(page, { scheme, scale: form.defaultScale(scheme) });
+}
+
+// The slider moves on a log scale; its magnitudes are kept to 3 digits.
+export function slideScale(page, exponent) {
+  return set(page, { scale: Number((10 ** exponent).toPrecision(3)) });
+}
+
+// A new pair of sentences follows the last word of A.
+export function setSentences(page, a, b) {
+  return set(page, { a, b, word: wordsOf(a).length - 1 });
+}
+
+export function reverseB(page) {
+  return set(page, { b: wordsOf(page.lab.b).reverse().join(' ') });
+}
+
+// B's words in a new order (tries again when the shuffle left them as they
+// were); `random` returns numbers in [0, 1).
+export function shuffleB(page, random = Math.random) {
+  const words = wordsOf(page.lab.b);
+  const shuffle = () => {
+    const out = words.slice();
+    for (let i = out.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [out[i], out[j]] = [out[j], out[i]];
+    }
+    return out.join(' ');
+  };
+  let next = shuffle();
+  for (let tries = 0; tries < 20 && next === words.join(' '); tries++) next = shuffle();
+  return set(page, { b: next });
+}
+
+export function reset(page, form) {
+  return { ...page, lab: form.defaultState(), refused: {}, notice: [] };
+}
+
+export function dismissNotice(page) {
+  return { ...page, notice: [] };
+}
+
+// Tour step n (clamped to the tour), with that step's settings.
+export function goTour(page, n, { form, steps }) {
+  const step = Math.min(Math.max(1, n), steps.length);
+  return { ...page, lab: stepState(page.lab, step, { form, steps }), refused: {}, tour: { ...page.tour, step } };
+}
+
+// Leaves the tour; a later "Resume" opens `resumeAt` (0: start over, and the
+// guesses are forgotten).
+export function endTour(page, resumeAt) {
+  return { ...page, tour: { step: 0, guesses: resumeAt ? page.tour.guesses : {} } };
+}
+
+export function guess(page, value) {
+  return { ...page, tour: { ...page.tour, guesses: { ...page.tour.guesses, [page.tour.step]: value } } };
+}
+
+// ---- derived -------------------------------------------------------------
+
+// The hash that reopens the page as it is.
+export const hashOf = (page, form) => form.toHash(page.lab, { tour: page.tour.step });
+
+// The guess made at the current tour step, or undefined.
+export const currentGuess = (page) => page.tour.guesses[page.tour.step];
+
+// A store: the current value, and one listener (render) told of every change.
+export function createStore(initial, listener) {
+  let value = initial;
+  return {
+    get: () => value,
+    // update(page, ...args) -> next page
+    dispatch(update, ...args) {
+      value = update(value, ...args);
+      listener(value);
+    },
+  };
+}

@@ -1,0 +1,149 @@
+// page.js - draws the whole page from the store's value: the one render().
+// It asks the model for what the value needs (verdicts, the chart's sweep
+// and thresholds), hands each view what it shows, and schedules the chart's
+// slow work after the verdicts are painted. Nothing here changes the store.
+import { hashOf, currentGuess } from './app/store.js';
+import { viewUrl } from './views/embed.js';
+import { createVerdicts } from './views/verdicts.js';
+import { createControls, showFailure } from './views/controls.js';
+import { createTour } from './views/tour.js';
+import { setText, setHidden, setAttr } from './views/dom.js';
+
+// Resolves once the page has had a frame to paint what it has; the plain
+// timer covers pages that get no animation frames (hidden tabs, off-screen
+// iframes).
+export const afterPaint = () => new Promise((resolve) => {
+  requestAnimationFrame(() => setTimeout(resolve, 0));
+  setTimeout(resolve, 100);
+});
+
+// doc: the document; form: app/state.js's; model: app/model.js's; view: the
+// embed view (?embed, ?hide); tourMemory, urlSync: browser/'s; tourActions:
+// the tour panel's {guess, go, end}; store: {get}.
+export function createPage({ doc, form, model, view, tourMemory, urlSync, tourActions, store }) {
+  const $ = (id) => doc.getElementById(id);
+  const controls = createControls(doc, form);
+  const verdicts = createVerdicts($('verdicts'));
+  const tour = createTour($('tour'), tourActions);
+  // Created after the first render (panels) and once Chart.js has loaded (plot).
+  let panels = null;
+  let plot = null;
+  let sweeper = null;
+  let sweepQueued = false;
+  let sweepFailed = null; // the sweep key that failed, so it is not retried in a loop
+
+  // Whether a section is shown and open (its group not hidden by the embed).
+  const isOpen = (id) => !view.hide.has($(id).dataset.group) && $(id).open;
+
+  // A chart the core could not compute: said once, not retried for that key.
+  function chartFailed(key, error) {
+    sweepFailed = key;
+    showFailure(doc, 'The chart could not be computed', error);
+  }
+
+  // The sweep and thresholds for the chart, on this thread.
+  function computeChart(lab, options) {
+    try {
+      model.chartData(lab, options);
+    } catch (e) {
+      chartFailed(model.sweepKey(lab), e);
+    }
+  }
+
+  // The chart's data after the verdicts are painted, so typing never waits
+  // for it. In the worker: one scheduled request at a time (sharing the one
+  // a keystroke may have started), for the state current when it is sent;
+  // render() then asks again if the state has moved on. Without the worker:
+  // the sweep first, drawn at once, then the thresholds (a slow sweep's
+  // bisections take a tenth as long again) after that is painted.
+  function scheduleSweep() {
+    if (sweepQueued) return;
+    sweepQueued = true;
+    afterPaint().then(async () => {
+      const { lab } = store.get();
+      if (sweeper?.available()) {
+        const key = model.sweepKey(lab);
+        try {
+          await model.chartDataOffThread(lab, sweeper.call, { onSweep: () => render(store.get()) });
+        } catch (e) {
+          if (e instanceof Error) chartFailed(key, e); // else: the worker broke; the page computes from now on
+        }
+      } else {
+        computeChart(lab, { sweepOnly: model.cachedSweep(lab) === undefined });
+      }
+      sweepQueued = false;
+      render(store.get());
+    });
+  }
+
+  function renderTour(page, result) {
+    const { step } = page.tour;
+    const touring = step > 0 && !view.hide.has('tour');
+    setHidden($('tour-start'), touring || view.hide.has('tour'));
+    if (!touring) {
+      tour.hide();
+      const resume = tourMemory.known(); // read after the first render
+      setText($('tour-start'), resume > 1 ? `Resume the tour (step ${resume} of ${form.tourSteps})` : 'Guided tour');
+      return false;
+    }
+    const guess = currentGuess(page);
+    const { lab } = page;
+    tour.render({ step, guess, ctx: { result, state: lab, form, threshold: (pair) => model.threshold(lab, pair) } });
+    return guess === undefined; // the answer stays covered until the guess
+  }
+
+  function renderChart({ lab }, result) {
+    const cached = () => [model.cachedSweep(lab), model.cachedThreshold(lab, lab.word), model.cachedThreshold(lab, -1)];
+    let [sweep, threshold, meanThreshold] = cached();
+    let missing = (!sweep || threshold === undefined || meanThreshold === undefined) &&
+      sweepFailed !== model.sweepKey(lab);
+    // A small sentence's chart is drawn with its verdicts, in the same frame.
+    if (missing && model.chartDataIsQuick(lab)) {
+      computeChart(lab);
+      [sweep, threshold, meanThreshold] = cached();
+      missing = false;
+    }
+    plot.update({ sweep, result, state: lab, threshold: threshold ?? null, meanThreshold: meanThreshold ?? null, pending: missing });
+    if (missing) scheduleSweep();
+  }
+
+  function render(page) {
+    const hash = hashOf(page, form);
+    urlSync.mirror(hash);
+    setAttr($('open-full'), 'href', viewUrl(hash));
+    controls.render(page);
+    controls.showNotice(page.notice);
+    const { lab } = page;
+    let result;
+    try {
+      // The heatmaps need the attention matrices: then one run with them
+      // serves the verdicts too (still one run per slider step).
+      result = isOpen('heatmap') ? model.full(lab) : model.verdict(lab);
+    } catch (e) {
+      showFailure(doc, 'The lab could not compute this', e);
+      return;
+    }
+    verdicts.render(result, lab);
+    $('lab').classList.toggle('veiled', renderTour(page, result));
+    if (panels) {
+      if (result.attention_a) panels.heatmaps.render(result);
+      panels.permutation.render(result, lab);
+      panels.baseline.render(result, lab);
+      panels.exporter.render({ hasChart: Boolean(plot) });
+    }
+    if (plot && !view.hide.has('plot')) renderChart(page, result);
+    doc.documentElement.dataset.ready = 'true';
+  }
+
+  return {
+    render,
+    // The parts that come after the first render: the panels below the
+    // chart, the sweep worker, the chart.
+    attach(parts) {
+      if (parts.panels) panels = parts.panels;
+      if (parts.sweeper) sweeper = parts.sweeper;
+      if (parts.plot) plot = parts.plot;
+    },
+    sweeper: () => sweeper,
+  };
+}

@@ -1,0 +1,102 @@
+// controls.js - the controls show the store: typed fields (with the core's
+// words when it refused what was typed), switches, scheme, slider, the word
+// to follow, the notice about a link's unused parts, and a startup failure.
+// Written only where something changed (dom.js), since this runs on every
+// slider step.
+import { setText, setHidden, setAttr, setChecked } from './dom.js';
+import { sig } from '../app/format.js';
+import { wordsOf, excerpt } from '../app/state.js';
+
+// Typed fields: state property -> input id (its message has id `${id}-error`).
+export const TYPED = { a: 'sentence-a', b: 'sentence-b', scale: 'scale-text', dim: 'dim', seed: 'seed', rtol: 'rtol', atol: 'atol' };
+// The magnitude slider's range, as powers of ten (index.html's min and max).
+const SLIDER = { min: -9, max: 3 };
+
+// How the page writes a limit: 1000000 as "1e6", as the fields take it.
+const limitText = (x) => (x >= 1e5 ? x.toExponential().replace('e+', 'e') : String(x));
+
+export function createControls(doc, form) {
+  const $ = (id) => doc.getElementById(id);
+  // Hints name the core's limits.
+  const scale = form.property('scale');
+  setText($('scale-range'), `${limitText(scale.min)} to ${limitText(scale.max)}`);
+
+  function showTyped(name, lab, refused) {
+    const input = $(TYPED[name]);
+    const message = $(`${TYPED[name]}-error`);
+    const bad = refused[name];
+    // The person typing owns the field; others see the state's value.
+    if (doc.activeElement !== input) {
+      const text = bad ? bad.raw : String(lab[name]);
+      if (input.value !== text) input.value = text;
+    }
+    setAttr(input, 'aria-invalid', String(Boolean(bad)));
+    setHidden(message, !bad);
+    if (bad) {
+      message.replaceChildren();
+      const strong = doc.createElement('strong');
+      strong.textContent = bad.message;
+      const kept = doc.createElement('span');
+      kept.className = 'kept';
+      kept.textContent = 'The results still show the last valid input.';
+      message.append(strong, kept);
+    }
+  }
+
+  function render({ lab, refused }) {
+    for (const name of Object.keys(TYPED)) showTyped(name, lab, refused);
+    setChecked($('positions'), lab.positions);
+    setText($('positions-state'), lab.positions ? 'on' : 'off');
+    setChecked($('causal'), lab.causal);
+    setText($('causal-state'), lab.causal ? 'on' : 'off');
+    doc.documentElement.classList.toggle('positions-off', !lab.positions);
+    for (const radio of doc.querySelectorAll('input[name="scheme"]')) setChecked(radio, radio.value === lab.scheme);
+    const slider = $('scale-slider');
+    const exponent = lab.scale > 0 ? Math.log10(lab.scale) : SLIDER.min;
+    const position = Math.min(SLIDER.max, Math.max(SLIDER.min, exponent));
+    if (doc.activeElement !== slider && Math.abs(Number(slider.value) - position) > 1e-9) slider.value = String(position);
+    setAttr(slider, 'aria-valuetext', sig(lab.scale));
+    // The word to follow: one option per word of sentence A.
+    const select = $('plot-word');
+    const words = wordsOf(lab.a);
+    const key = JSON.stringify(words);
+    if (select.dataset.words !== key) {
+      // Rewritten in place: a keystroke changes one word, not the list.
+      while (select.options.length > words.length) select.lastElementChild.remove();
+      words.forEach((word, k) => {
+        const option = select.options[k] ?? select.appendChild(doc.createElement('option'));
+        setAttr(option, 'value', String(k));
+        setText(option, `${k + 1}. ${excerpt(word, 40)}`);
+      });
+      select.dataset.words = key;
+    }
+    if (select.value !== String(lab.word)) select.value = String(lab.word);
+    const presets = $('presets');
+    if (presets.value !== '') presets.value = ''; // the menu is an action, not a setting
+  }
+
+  // The parts of a link that were not used, or nothing.
+  function showNotice(items) {
+    const list = $('notice-list');
+    const key = JSON.stringify(items);
+    if (list.dataset.items === key) return;
+    list.dataset.items = key;
+    list.replaceChildren(...items.map(({ label, value, reason }) => {
+      const li = doc.createElement('li');
+      li.textContent = `${label} (“${value}”): ${reason}`;
+      return li;
+    }));
+    setHidden($('notice'), items.length === 0);
+  }
+
+  return { render, showNotice };
+}
+
+// What stopped the page (or a part of it), in the startup box.
+export function showFailure(doc, what, error) {
+  const box = doc.getElementById('startup');
+  box.hidden = false;
+  box.classList.add('failed');
+  box.textContent = `${what}: ${error.message}`;
+  console.error(error);
+}
