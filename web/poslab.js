@@ -24,11 +24,6 @@ export const CORE_FUNCTIONS = [
   '_poslab_threshold', '_poslab_status_text', '_poslab_options_json',
 ];
 
-// JSON config keys -> the core's option names (the CLI's, without dashes).
-const OPTION_OF = {
-  sentence_a: 'sentence_a', sentence_b: 'sentence_b', dim: 'dim', seed: 'seed',
-  scheme: 'scheme', scale: 'scale', causal: 'causal', rtol: 'rtol', atol: 'atol',
-};
 const MESSAGE_BYTES = 320; // POSLAB_MESSAGE_BYTES
 const JSON_NO_SWEEP = 2;   // POSLAB_JSON_NO_SWEEP
 const ARRAY = { outputA: 0, outputB: 1, attentionA: 2, attentionB: 3, scales: 4, cosine: 5, allclose: 6 }; // poslab_array
@@ -81,27 +76,33 @@ function checkText(key, text) {
   return text;
 }
 
-function optionText(key, value) {
-  if (key === 'sentence_a' || key === 'sentence_b') {
-    if (typeof value === 'string') return checkText(key, value);
-    if (Array.isArray(value)) {
-      value.forEach((word, k) => {
-        if (typeof word !== 'string' || word === '' || ASCII_SPACE.test(word)) {
-          throw new Error(`${key}: word ${k + 1} (${JSON.stringify(word)}) is not a single word; ` +
-                          'allowed: non-empty strings without spaces');
-        }
-      });
-      return checkText(key, value.join(' '));
-    }
-    throw new Error(`${key}: ${JSON.stringify(value)} is not text; allowed: a string or an array of words`);
+// The text poslab_config_set takes for `value` of the option `row` (a row
+// of the core's table, named by its JSON key), or an Error naming the field.
+function optionText(row, value) {
+  const key = row.json;
+  switch (row.kind) {
+    case 'text':
+      if (typeof value === 'string') return checkText(key, value);
+      if (Array.isArray(value)) {
+        value.forEach((word, k) => {
+          if (typeof word !== 'string' || word === '' || ASCII_SPACE.test(word)) {
+            throw new Error(`${key}: word ${k + 1} (${JSON.stringify(word)}) is not a single word; ` +
+                            'allowed: non-empty strings without spaces');
+          }
+        });
+        return checkText(key, value.join(' '));
+      }
+      throw new Error(`${key}: ${JSON.stringify(value)} is not text; allowed: a string or an array of words`);
+    case 'switch':
+      if (typeof value === 'boolean') return String(value);
+      if (value === 'true' || value === 'false') return value;
+      throw new Error(`${key}: ${JSON.stringify(value)} is not a switch value; allowed: ${row.allowed}`);
+    case 'sweep':
+      return checkText(key, sweepText(value));
+    default:
+      if (typeof value === 'number' || typeof value === 'string') return checkText(key, String(value));
+      throw new Error(`${key}: ${JSON.stringify(value)} is not a number; allowed: a number`);
   }
-  if (key === 'causal') {
-    if (typeof value === 'boolean') return String(value);
-    if (value === 'true' || value === 'false') return value;
-    throw new Error(`causal: ${JSON.stringify(value)} is not a switch value; allowed: true or false`);
-  }
-  if (typeof value === 'number' || typeof value === 'string') return checkText(key, String(value));
-  throw new Error(`${key}: ${JSON.stringify(value)} is not a number; allowed: a number`);
 }
 
 function sweepText(sweep) {
@@ -149,18 +150,13 @@ class Lab {
     try {
       for (const [key, value] of Object.entries(config)) {
         if (key === 'full' || value === undefined || value === null) continue;
-        let option = OPTION_OF[key];
-        let text;
-        if (key === 'sweep') {
-          option = 'sweep';
-          text = checkText('sweep', sweepText(value));
-        } else if (option) {
-          text = optionText(key, value);
-        } else {
+        const row = this.options.options.find((o) => o.json === key);
+        if (!row) {
           throw new Error(`${JSON.stringify(key)} is not a config field; allowed: ` +
-                          `${Object.keys(OPTION_OF).join(', ')}, sweep, full`);
+                          `${this.options.options.map((o) => o.json).join(', ')}, full`);
         }
-        const k = this.string(option);
+        const text = optionText(row, value);
+        const k = this.string(row.json);
         const v = this.string(text);
         try {
           if (this.core._poslab_config_set(cfg, k, v, this.message, MESSAGE_BYTES) !== 0) throw this.fail();
