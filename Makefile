@@ -66,7 +66,7 @@ site: wasm
 	cp web/*.html web/*.svg web/package.json $(SITE)/
 	# The page's modules as one file, and the sweep worker's as another; both
 	# import the wrapper, poslab.js (with the Emscripten glue beside it), which
-	# is also there on its own for scripts that import it (spec/interfaces.md).
+	# is also there on its own for scripts that import it (docs/interfaces.md).
 	# index.html preloads it, so the page has no module graph to discover.
 	cp -R web/*.js web/app web/browser web/views web/teach $(BUILD)/wasm/poslab-core.js $(PAGE_SRC)/
 	$(ESBUILD) $(PAGE_SRC)/main.js --bundle --format=esm --external:./vendor/chart.min.js --external:./poslab.js \

@@ -1,7 +1,7 @@
 /* attention.h - the numerical kernels: matrix products, positional
  * signals, masked softmax attention and the comparisons of np.allclose.
  * Each kernel takes its output first and reads like the formula in
- * ../shared/spec/experiment.md; none allocates. */
+ * docs/experiment.md; none allocates. */
 #ifndef POSLAB_ATTENTION_H
 #define POSLAB_ATTENTION_H
 

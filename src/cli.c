@@ -1,5 +1,5 @@
 /* poslab: the command-line face of the core, for course authors' scripts
- * and autograders. Options and output are fixed by interfaces.md.
+ * and autograders. Options and output are fixed by docs/interfaces.md.
  *
  * Which --name takes a value, the list of options in error lines and the
  * usage text all come from the core's option table (poslab_option_at), so
@@ -61,7 +61,7 @@ static void usage(void) {
         for (char *w = strtok(words, " "); w; w = strtok(NULL, " ")) wrap(w, &col, 24);
         putchar('\n');
     }
-    fputs("  --json                JSON instead of text (interfaces.md)\n"
+    fputs("  --json                JSON instead of text (docs/interfaces.md)\n"
           "  --full                with --json: also the outputs and attention weights\n"
           "  --help                this text\n", stdout);
 }

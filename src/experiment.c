@@ -1,7 +1,7 @@
 /* The lab: draws, projections, the experiment, its sweep and threshold.
  *
  * A run splits into two stages. prepare() depends only on the words, d, the
- * seed and the scheme: it makes the draws of experiment.md and the products
+ * seed and the scheme: it makes the draws of docs/experiment.md and the products
  * XW (and PW for the additive schemes). forward() then produces one scale's
  * outputs from those in O(n^2 d), using (X + sP) W = XW + s PW, or rotating
  * XWq and XWk for RoPE. A slider move or a sweep point is only forward().
@@ -212,7 +212,7 @@ static int is_prepared(const poslab_lab *lab, const poslab_config *c) {
            same_sentence(&lab->drawn.b, &c->b);
 }
 
-/* The draw order of experiment.md: word vectors, Wq, Wk, Wv, table. */
+/* The draw order of docs/experiment.md: word vectors, Wq, Wk, Wv, table. */
 static void draw(poslab_lab *lab, const poslab_config *c, int n, int d, int vocab) {
     numpy_random rng;
     numpy_random_seed(&rng, c->seed);

@@ -13,7 +13,7 @@
  * seed() is MT19937's init_genrand (NumPy's path for an integer seed), and
  * randn() is the legacy Marsaglia polar method, which produces Gaussians in
  * pairs and caches the second one; the cache is part of the state, so the
- * draw order of experiment.md must be followed exactly.
+ * draw order of docs/experiment.md must be followed exactly.
  */
 #ifndef POSLAB_NUMPY_RANDOM_H
 #define POSLAB_NUMPY_RANDOM_H

@@ -5,7 +5,7 @@
  * self-attention with word vectors and weights drawn exactly as NumPy's legacy
  * `np.random.seed` / `np.random.randn` draw them, with or without a positional
  * signal, and the outputs of the same word in both sentences are compared the
- * way `np.allclose` compares them. ../shared/spec/experiment.md defines every
+ * way `np.allclose` compares them. docs/experiment.md defines every
  * number; this header is the only public interface, shared by the native CLI,
  * the tests and the WebAssembly module.
  *
@@ -139,7 +139,7 @@ enum { POSLAB_JSON_FULL = 1, POSLAB_JSON_NO_SWEEP = 2 };
 
 typedef struct poslab_lab poslab_lab;
 
-/* Fills cfg with the defaults of experiment.md: "dog bites man" /
+/* Fills cfg with the defaults of docs/experiment.md: "dog bites man" /
  * "man bites dog", d 6, seed 2, scheme random at 0.5, no mask, NumPy's
  * tolerances, no sweep. */
 void poslab_config_default(poslab_config *cfg);
@@ -226,7 +226,7 @@ poslab_status poslab_run(poslab_lab *lab, const poslab_config *cfg,
 /* The last successful run, or NULL if there was none. */
 const poslab_result *poslab_result_of(const poslab_lab *lab);
 
-/* The last run as the CLI's JSON object (interfaces.md), NUL-terminated and
+/* The last run as the CLI's JSON object (docs/interfaces.md), NUL-terminated and
  * owned by the lab until its next call. `flags`: POSLAB_JSON_* bits.
  * NULL if there was no successful run or memory ran out. */
 const char *poslab_json(poslab_lab *lab, int flags);

@@ -1,4 +1,4 @@
-/* The result as JSON (interfaces.md) and as the CLI's text. Both writers
+/* The result as JSON (docs/interfaces.md) and as the CLI's text. Both writers
  * read only the public poslab_result, so what the CLI prints and what the
  * WebAssembly wrapper parses cannot drift apart. */
 #include "report.h"

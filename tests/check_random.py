@@ -12,7 +12,7 @@ every field with reference.experiment(). The fixtures pin known cases; this
 script looks for the cases nobody thought of. The same --seed replays the same
 configurations, so a failure printed here can be reproduced exactly.
 
-Agreement rule (experiment.md, "Tolerance between implementations"):
+Agreement rule (docs/experiment.md, "Agreement between implementations"):
   * floats: |cli - ref| <= 1e-12 + 1e-9*|ref|; null only where the reference has null;
     in output_a/output_b the 1e-12 is taken on the scale of the row (see _row_atol);
   * allclose answers must match unless the reference's margin is itself at

@@ -5,7 +5,7 @@ Usage (Debian's NumPy lives only in /usr/bin/python3):
 
     /usr/bin/python3 tests/reference.py        # rewrites tests/fixtures/cases.json
 
-The numbers are defined by shared/spec/experiment.md. This file computes them
+The numbers are defined by docs/experiment.md. This file computes them
 the plain NumPy way the course module does (X @ Wq, softmax minus the row max,
 np.allclose), so that a reader can check the C core against code they already
 know. `experiment(options)` is imported by tests/check_random.py.
@@ -25,7 +25,7 @@ import sys
 
 import numpy as np
 
-# Defaults of the CLI (experiment.md, "Inputs and defaults"), as option strings.
+# Defaults of the CLI (docs/experiment.md, "Inputs and defaults"), as option strings.
 DEFAULTS = {
     "a": "dog bites man",
     "b": "man bites dog",

@@ -1,4 +1,4 @@
-"""The CLI's contract (interfaces.md): the module's results in text and
+"""The CLI's contract (docs/interfaces.md): the module's results in text and
 JSON, and one clear stderr line with exit status 2 for every bad input.
 
 usage: python3 tests/test_cli.py PATH_TO_POSLAB
@@ -35,7 +35,7 @@ check(out.returncode == 0 and len(man) == 1 and "np.allclose(out_a[2], out_b[0])
 out = run()
 text = out.stdout.decode()
 check("np.allclose(out_a[2], out_b[0]) = False   max|diff| 12.54   cosine distance 0.9416" in text,
-      f"poslab: man line as in interfaces.md, got:\n{text}")
+      f"poslab: man line as in docs/interfaces.md, got:\n{text}")
 check("np.allclose(out_a.mean(0), out_b.mean(0)) = False" in text, "poslab: mean is False")
 
 res = json.loads(run("--json").stdout)

@@ -13,7 +13,7 @@
 #include "numpy_random.h"
 #include "poslab.h"
 
-/* experiment.md: implementations agree to 1e-9 relative or 1e-12 absolute */
+/* docs/experiment.md: implementations agree to 1e-9 relative or 1e-12 absolute */
 #define RTOL_IMPL 1e-9
 #define ATOL_IMPL 1e-12
 

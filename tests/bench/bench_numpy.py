@@ -3,7 +3,7 @@
 computes it (its softmax and self_attention verbatim, np.allclose, cosine
 distance with np.linalg.norm), with a sweep that does what that code would do
 at every scale: rebuild X + s*P and redo (X + s*P) @ W, the scores and the
-softmax. It draws with np.random.seed/randn in experiment.md's order, so it
+softmax. It draws with np.random.seed/randn in docs/experiment.md's order, so it
 computes the same numbers as the core, and checks that it does against the
 CLI's JSON before timing.
 

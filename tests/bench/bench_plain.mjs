@@ -20,7 +20,7 @@ const { warmup = 2, warmupMs = 300, minReps = 5, maxReps = 1000, budget = 2 } = 
 const config = (seed) => ({ sentence_a: job.a, sentence_b: job.b, dim: job.dim, seed, scale: job.scale,
                             sweep: job.sweep });
 
-// experiment.md: implementations agree to 1e-9 relative or 1e-12 absolute
+// docs/experiment.md: implementations agree to 1e-9 relative or 1e-12 absolute
 const REL = 1e-9, ABS = 1e-12;
 let checked = 0, worst = 0;
 function near(got, want, where) {

@@ -2,7 +2,7 @@
 // WebAssembly: arrays of arrays, textbook loops, and a sweep that rebuilds
 // X + s*P and redoes every projection at every scale (the module's NumPy code
 // line by line). Only what the benchmark needs: scheme `random`, no mask.
-// It reproduces the numbers of ../shared/spec/experiment.md, so
+// It reproduces the numbers of docs/experiment.md, so
 // bench_plain.mjs can check it against the WebAssembly core.
 
 // NumPy's legacy RandomState: MT19937 seeded with init_genrand, 53-bit

@@ -389,7 +389,7 @@ const sizes = [
 ];
 const pageTotal = group(loaded);
 const chartBytes = sizes[4][1].bytes;
-// In the site for scripts (spec/interfaces.md), not loaded by the page.
+// In the site for scripts (docs/interfaces.md), not loaded by the page.
 const forScripts = group((f) => !loaded(f) && /\.(m?js|wasm)$/.test(f.name));
 
 out('## The page in headless Chromium, ms');
@@ -413,7 +413,7 @@ table(['part', 'bytes', 'gzip -9', 'files'], [
 ]);
 out(forScripts.names.length
   ? `Also in the site, not loaded by the page: ${forScripts.names.join(', ')} (${bytes(forScripts.bytes)} bytes), and source maps.`
-  : 'The wrapper the page loads, poslab.js with poslab-core.js, is the one scripts import (spec/interfaces.md); ' +
+  : 'The wrapper the page loads, poslab.js with poslab-core.js, is the one scripts import (docs/interfaces.md); ' +
     'the site also holds source maps, which the page does not load.');
 out();
 

@@ -11,7 +11,7 @@ const { createLab, CORE_FUNCTIONS } = await import(`${root}build/site/poslab.js`
 const fixtures = JSON.parse(readFileSync(`${root}tests/fixtures/cases.json`, 'utf8'));
 const CLI = `${root}build/native/poslab`;
 
-// experiment.md: implementations agree to 1e-9 relative or 1e-12 absolute.
+// docs/experiment.md: implementations agree to 1e-9 relative or 1e-12 absolute.
 const RTOL = 1e-9, ATOL = 1e-12;
 const near = (got, want) => Math.abs(got - want) <= ATOL + RTOL * Math.abs(want);
 
