@@ -103,10 +103,10 @@ async function start() {
   }
   const form = createStateForm(lab.options, { tourSteps: STEPS.length });
   const model = new Model(lab, form);
-  // ?debug lets a test watch the WebAssembly memory (numbers; the heap
-  // itself stays inside poslab.js).
+  // ?debug lets a test watch the size of the WebAssembly memory and the
+  // heap's bytes in use (numbers; the heap itself stays inside poslab.js).
   if (new URLSearchParams(window.location.search).has('debug')) {
-    window.poslabDebug = Object.freeze({ memoryBytes: () => lab.memoryBytes() });
+    window.poslabDebug = Object.freeze({ memoryBytes: () => lab.memoryBytes(), heapBytesInUse: () => lab.heapBytesInUse() });
   }
   const tourMemory = createTourMemory(STEPS.length);
   const fromLink = (hash) => update.fromHash(hash, { form, steps: STEPS, ignored: view.ignored });

@@ -21,7 +21,7 @@ export const CORE_FUNCTIONS = [
   '_malloc', '_free',
   '_poslab_config_new', '_poslab_config_free', '_poslab_config_set',
   '_poslab_create', '_poslab_destroy', '_poslab_run', '_poslab_json', '_poslab_result_array',
-  '_poslab_threshold', '_poslab_status_text', '_poslab_options_json',
+  '_poslab_threshold', '_poslab_status_text', '_poslab_options_json', '_poslab_heap_bytes_in_use',
 ];
 
 const MESSAGE_BYTES = 320; // POSLAB_MESSAGE_BYTES
@@ -264,6 +264,13 @@ class Lab {
   // Bytes of WebAssembly memory, for tests that watch for leaks.
   memoryBytes() {
     return this.core.HEAPF64.buffer.byteLength;
+  }
+
+  // Bytes of the heap in use (allocations and their headers), for tests
+  // that watch for leaks: unlike memoryBytes() it goes down when memory is
+  // freed. Still answers after dispose().
+  heapBytesInUse() {
+    return this.core._poslab_heap_bytes_in_use() >>> 0;
   }
 
   check() {
