@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-import { sig } from '../../web/format.js';
+import { sig } from '../../web/app/format.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const PROBE = `${root}build/native/format_probe`;
