@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 
-import { SITE, ARTIFACTS, serveDir, launch, settled, openPage } from './harness.mjs';
+import { ROOT, SITE, ARTIFACTS, serveDir, launch, settled, openPage } from './harness.mjs';
+
+const { sig } = await import(`${ROOT}web/app/format.js`); // how the page writes numbers
 
 let server;
 let origin;
@@ -56,17 +58,15 @@ const card = (page, id) => page.$eval(`#${id}`, (c) => ({
   text: c.querySelector('.card-text').textContent,
 }));
 
-// The chart's datasets, read from Chart.js itself.
-// The chart's curves, and what its marker plugin draws at the current magnitude.
-const chartData = (page) => page.evaluate(() => {
-  const chart = window.Chart.getChart(document.getElementById('chart'));
-  const { x, points } = chart.config.options.plugins.poslabNow;
-  return {
-    curves: chart.data.datasets.map((d) => ({ label: d.label, data: d.data.map((p) => ({ x: p.x, y: p.y, value: p.value })) })),
-    now: { x, points: points.map((p) => ({ label: p.label, x: p.x, y: p.y, value: p.value })) },
-    pixels: chart.canvas.toDataURL(),
-  };
-});
+// What the chart shows: its data table, legend, caption, name, and pixels.
+const chartSeen = (page) => page.evaluate(() => ({
+  head: [...document.querySelectorAll('#chart-data thead th')].map((th) => th.textContent),
+  rows: [...document.querySelectorAll('#chart-data tbody tr')].map((tr) => [...tr.children].map((c) => c.textContent)),
+  legend: [...document.querySelectorAll('.chart-legend li')].map((li) => (li.hidden ? '' : li.textContent)),
+  caption: document.querySelector('.chart-caption').textContent,
+  label: document.getElementById('chart').getAttribute('aria-label'),
+  pixels: document.getElementById('chart').toDataURL(),
+}));
 
 async function type(page, selector, text) {
   await page.fill(selector, text);
@@ -225,10 +225,12 @@ test('the URL reopens exactly the same view', async () => {
     word: await p.inputValue('#plot-word'),
     rows: await table(p),
     card: await card(p, 'card-word'),
-    chart: await chartData(p),
+    chart: await chartSeen(p),
   });
   const before = await read(page);
   assert.equal(before.card.word, '“cat”');
+  assert.equal(before.chart.rows.length, 13);
+  assert.deepEqual(before.chart.legend, ['“cat”', 'sentence mean', 'current magnitude']);
   assert.equal(before.scale, '0.02');
   const url = page.url();
 
@@ -454,43 +456,44 @@ test('a large sweep is computed off the page\'s thread, so typing never waits fo
   await settled(page);
   // The chart shows the new sentence's sweep, the same as the page's own
   // copy of the core computes (poslab.js, imported into the page).
-  const check = await page.evaluate(async () => {
-    const chart = window.Chart.getChart(document.getElementById('chart'));
+  const core = await page.evaluate(async () => {
     const { createLab } = await import('./poslab.js');
     const lab = await createLab();
     const a = document.getElementById('sentence-a').value;
     const b = document.getElementById('sentence-b').value;
     const { sweep } = lab.run({ sentence_a: a, sentence_b: b, dim: 512, scheme: 'random', scale: 0.5, sweep: { lo: 1e-9, hi: 1e3, count: 121 } });
     lab.dispose();
-    const shown = chart.data.datasets[1].data.map((p) => p.value);
-    return { same: shown.length === 121 && shown.every((v, i) => v === sweep.mean[i].cosine_distance), legend: chart.data.datasets[0].label };
+    return sweep.mean.filter((p, i) => i % 10 === 0); // the mean at each power of ten
   });
-  assert.ok(check.same, 'the plotted mean curve is the core\'s sweep of the new sentences');
-  assert.equal(check.legend, '“zz”');
+  const words = (p) => (p.allclose ? 'True' : 'False');
+  const seenNow = await chartSeen(page);
+  // (“zz” has no partner in B: its columns are empty, only the mean is drawn)
+  assert.deepEqual(seenNow.rows.map((r) => r.slice(1)), core.map((m) => ['–', '–', sig(m.cosine_distance), words(m)]),
+    'the chart\'s table is the core\'s sweep of the new sentences');
+  assert.equal(seenNow.legend[0], '“zz”');
   // Another word to follow: the page has the sweep, so the worker computes
   // only that word's threshold, from the page's sweep.
   await page.selectOption('#plot-word', '1');
   await settled(page);
   const thresholds = await page.evaluate(async () => {
-    const chart = window.Chart.getChart(document.getElementById('chart'));
-    const shown = chart.config.options.plugins.poslabShade.thresholds.find((t) => t.name === 'word');
     const { createLab } = await import('./poslab.js');
     const lab = await createLab();
     const config = { sentence_a: document.getElementById('sentence-a').value, sentence_b: document.getElementById('sentence-b').value,
       dim: 512, scheme: 'random', scale: 0.5 };
     const whole = lab.threshold(config, 1, { lo: 1e-12, hi: 1e6, relTol: 1e-3 });
     lab.dispose();
-    return { shown: shown?.value, whole, legend: chart.data.datasets[0].label };
+    return { whole, legend: document.querySelector('.legend-word').textContent, caption: document.querySelector('.chart-caption').textContent };
   });
   assert.equal(thresholds.legend, '“w02”');
-  assert.ok(Math.abs(thresholds.shown - thresholds.whole) <= 2e-3 * thresholds.whole, JSON.stringify(thresholds));
+  assert.ok(thresholds.caption.includes(`np.allclose says True for “w02” only below a magnitude of about ${sig(thresholds.whole, 2)}:`),
+    JSON.stringify(thresholds));
   assert.equal(workerScripts.length, 0, 'the worker was started before this keystroke, once');
   // A 65th word is refused beside the field; the worker, which was asked
   // before the page knew, fails quietly, and the chart keeps the last sweep.
   await page.fill('#sentence-a', `${await page.inputValue('#sentence-a')} w65`);
   await settled(page);
   assert.match(await page.textContent('#sentence-a-error'), /65 words given; allowed: 1 to 64 words/);
-  assert.equal(await page.evaluate(() => window.Chart.getChart(document.getElementById('chart')).data.datasets[0].label), '“w02”');
+  assert.equal(await page.textContent('.legend-word'), '“w02”');
   await done();
 });
 
@@ -507,11 +510,9 @@ test('without its worker the page computes the chart itself', async () => {
   await page.route('**/sweep_worker.js', (route) => route.fulfill({ status: 404, body: 'not here' }));
   await page.goto(`${origin}/#pos=1`);
   await settled(page);
-  const mean = await page.evaluate(() => {
-    const chart = window.Chart.getChart(document.getElementById('chart'));
-    return chart.data.datasets[1].data.find((p) => Math.abs(Math.log10(p.x) + 3) < 1e-9).value;
-  });
-  assert.equal(mean.toExponential(3), '6.805e-5'); // as in the test above, computed on the page
+  const row = await page.$$eval('#chart-data tbody tr', (rows) => rows.map((r) => [...r.children].map((c) => c.textContent))
+    .find((r) => r[0] === '1e-3'));
+  assert.equal(row[3], '6.805e-05'); // the mean at 1e-3, as in the test above, computed on the page
   assert.match(await page.textContent('.chart-caption'), /only below a magnitude of about 9\.1e-08/);
   assert.ok(warnings.some((w) => /sweep worker failed/.test(w)), warnings.join(' | '));
   assert.deepEqual(problems, []);
@@ -628,13 +629,25 @@ test('375 px wide: no horizontal scrolling, even with long words', async () => {
 
 test('dark mode takes its colours from the CSS, chart included', async () => {
   const { page, done } = await open('/#pos=1', { colorScheme: 'dark' });
-  const colours = await page.evaluate(() => {
-    const chart = window.Chart.getChart(document.getElementById('chart'));
-    return { background: getComputedStyle(document.body).backgroundColor, line: chart.data.datasets[0].borderColor,
-      wanted: getComputedStyle(document.documentElement).getPropertyValue('--plot-word').trim() };
-  });
+  await page.locator('#chart').scrollIntoViewIfNeeded();
+  // The canvas's own pixels: its corner is the panel colour, and right of
+  // 1e-2 (no threshold or label there) the word's curve is in --plot-word.
+  const geometry = await chartGeometry(page, [1e-2]);
+  const colours = await page.evaluate(({ from, area }) => {
+    const canvas = document.getElementById('chart');
+    const ctx = canvas.getContext('2d');
+    const hex = (d, i) => `#${[d[i], d[i + 1], d[i + 2]].map((c) => c.toString(16).padStart(2, '0')).join('')}`;
+    const property = (name) => getComputedStyle(canvas).getPropertyValue(name).trim();
+    const right = ctx.getImageData(from, area.top, Math.floor(area.right - from), Math.floor(area.bottom - area.top)).data;
+    let word = 0;
+    for (let i = 0; i < right.length; i += 4) if (hex(right, i) === property('--plot-word')) word += 1;
+    return { background: getComputedStyle(document.body).backgroundColor, corner: hex(ctx.getImageData(1, 1, 1, 1).data, 0),
+      panel: property('--panel'), word, columns: Math.floor(area.right - from) };
+  }, { from: geometry.xs[0], area: geometry.area });
   assert.equal(colours.background, 'rgb(15, 17, 21)');
-  assert.equal(colours.line, colours.wanted);
+  assert.equal(colours.corner, colours.panel, 'the canvas\'s background is --panel');
+  assert.equal(colours.panel, '#181b21');
+  assert.ok(colours.word > colours.columns / 2, `the word's curve in --plot-word: ${JSON.stringify(colours)}`);
   await page.screenshot({ path: path.join(ARTIFACTS, 'desktop-dark.png'), fullPage: true });
   await done();
 });
