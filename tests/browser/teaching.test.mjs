@@ -278,13 +278,14 @@ async function downloaded(page, button) {
   return { name: file.suggestedFilename(), body: Buffer.concat(chunks) };
 }
 
+// The thresholds as a student reads them: the caption's words, and the
+// chart's data table (one row per power of ten) with each curve's verdicts.
 async function plottedThresholds(page) {
   return page.evaluate(() => {
-    const chart = window.Chart.getChart(document.getElementById('chart'));
+    const rows = [...document.querySelectorAll('#chart-data tbody tr')].map((tr) => [...tr.children].map((c) => c.textContent));
     return {
-      lines: chart.config.options.plugins.poslabShade.thresholds.map(({ name, value }) => ({ name, value })),
-      word: chart.data.datasets[0].data.map((p) => ({ x: p.x, allclose: p.allclose })),
-      mean: chart.data.datasets[1].data.map((p) => ({ x: p.x, allclose: p.allclose })),
+      word: rows.map((r) => ({ x: Number(r[0]), allclose: r[2] === 'True' })),
+      mean: rows.map((r) => ({ x: Number(r[0]), allclose: r[4] === 'True' })),
       caption: document.querySelector('.chart-caption').textContent,
     };
   });
@@ -382,7 +383,8 @@ test('Copy as NumPy runs under NumPy and matches the page; downloads; thresholds
         const whole = lab.threshold(config, pair, range);
         assert.ok(Math.abs(t - whole) <= 2 * range.relTol * whole, `${hash}: ${t} vs ${whole}`);
       }
-      assert.deepEqual(shown.lines, [{ name: 'word', value: tWord }, { name: 'mean', value: tMean }], hash);
+      assert.equal(shown.word.length, 13, hash);
+      assert.ok(shown.caption.includes('Dashed lines mark these thresholds.'), shown.caption);
       assert.ok(brackets(shown.word, tWord), `${hash}: word threshold ${tWord} against the plotted sweep`);
       assert.ok(brackets(shown.mean, tMean), `${hash}: mean threshold ${tMean} against the plotted sweep`);
       assert.ok(shown.caption.includes(`only below a magnitude of about ${sig(tWord, 2)}: below that it cannot tell the two apart`), shown.caption);
@@ -392,8 +394,12 @@ test('Copy as NumPy runs under NumPy and matches the page; downloads; thresholds
     await goHash(page, 'pos=1&atol=1e9');
     const never = await plottedThresholds(page);
     assert.ok(never.word.every((p) => p.allclose));
-    assert.deepEqual(never.lines[0], { name: 'word', value: thresholdRange(lab.options.limits).hi }); // off the plot: no line drawn
+    assert.equal(never.word.length, 13);
+    // the word's threshold is the range's top, off the plot: the caption says so, and names no dashed line for it
+    const hi = thresholdRange(lab.options.limits).hi.toExponential().replace('e+', 'e');
+    assert.match(never.caption, new RegExp(`says True for “man” at every magnitude up to ${hi}: it never tells the two apart`));
     assert.match(never.caption, /says True for “man” at every magnitude up to 1e6: it never tells the two apart/);
+    assert.doesNotMatch(never.caption, /these thresholds/);
     // A word whose partner differs anyway: False at every magnitude.
     await goHash(page, 'pos=1&b=man+bites+cat');
     assert.match((await plottedThresholds(page)).caption, /says False for “man” at every magnitude, even the faintest/);
