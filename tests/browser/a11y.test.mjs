@@ -10,23 +10,12 @@ import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import axeCore from 'axe-core';
-import { ROOT, SITE, ARTIFACTS, serveDir, launch, watch, settled, verdictColumn } from './harness.mjs';
+import { ROOT, SITE, ARTIFACTS, serveDir, launch, watch, settled, verdictColumn, chartGeometry } from './harness.mjs';
 import { TOUR_STEPS } from '../../web/teach/tour_steps.js';
 
 // The core the page runs, under Node, and the page's number format, for the expected values.
 const { createLab } = await import(`${SITE}/poslab.js`);
 const { sig } = await import(`${ROOT}web/app/format.js`);
-
-// Where magnitudes land on the canvas (canvas pixels) and the plotting area.
-// Only this geometry comes from Chart.js (its log axis owns the mapping);
-// what is asserted is then read from the canvas's pixels.
-const chartGeometry = (page, magnitudes) => page.evaluate((values) => {
-  const chart = window.Chart.getChart(document.getElementById('chart'));
-  const ratio = chart.canvas.width / chart.width;
-  const { left, right, top, bottom } = chart.chartArea;
-  return { xs: values.map((v) => Math.round(chart.scales.x.getPixelForValue(v) * ratio)), ratio,
-    area: { left: left * ratio, right: right * ratio, top: top * ratio, bottom: bottom * ratio } };
-}, magnitudes);
 
 // The canvas's pixels in the box [x0, x1) x [y0, y1) as hex colours, row by row.
 const canvasColours = (page, box) => page.evaluate(({ x0, y0, x1, y1 }) => {

@@ -159,3 +159,14 @@ export async function openPage(context, origin, url = '/', { width = 1280, heigh
     },
   };
 }
+
+// Where magnitudes land on the chart's canvas, in canvas pixels, and the
+// plotting area. Only this geometry comes from Chart.js (its log axis owns
+// the mapping); what a test asserts is then read from the canvas's pixels.
+export const chartGeometry = (page, magnitudes) => page.evaluate((values) => {
+  const chart = window.Chart.getChart(document.getElementById('chart'));
+  const ratio = chart.canvas.width / chart.width;
+  const { left, right, top, bottom } = chart.chartArea;
+  return { xs: values.map((v) => Math.round(chart.scales.x.getPixelForValue(v) * ratio)), ratio,
+    area: { left: left * ratio, right: right * ratio, top: top * ratio, bottom: bottom * ratio } };
+}, magnitudes);

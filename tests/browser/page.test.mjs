@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 
-import { ROOT, SITE, ARTIFACTS, serveDir, launch, settled, openPage } from './harness.mjs';
+import { ROOT, SITE, ARTIFACTS, serveDir, launch, settled, openPage, chartGeometry } from './harness.mjs';
 
 const { sig } = await import(`${ROOT}web/app/format.js`); // how the page writes numbers
 
@@ -280,17 +280,6 @@ const chartTable = (page) => page.evaluate(() => ({
   head: [...document.querySelectorAll('#chart-data thead th')].map((th) => th.textContent),
   rows: [...document.querySelectorAll('#chart-data tbody tr')].map((tr) => [...tr.children].map((c) => c.textContent)),
 }));
-
-// Where magnitudes land on the canvas, in canvas pixels, and the plotting
-// area. Only this geometry comes from Chart.js (its log axis owns the
-// mapping); everything asserted is then read from the pixels.
-const chartGeometry = (page, magnitudes) => page.evaluate((values) => {
-  const chart = window.Chart.getChart(document.getElementById('chart'));
-  const ratio = chart.canvas.width / chart.width;
-  const { left, right, top, bottom } = chart.chartArea;
-  return { xs: values.map((v) => Math.round(chart.scales.x.getPixelForValue(v) * ratio)), ratio,
-    area: { left: left * ratio, right: right * ratio, top: top * ratio, bottom: bottom * ratio } };
-}, magnitudes);
 
 // Keeps a copy of the canvas's pixels in the page under `name`.
 const keepPixels = (page, name) => page.evaluate((key) => {
