@@ -112,14 +112,16 @@ async function start() {
   const fromLink = (hash) => update.fromHash(hash, { form, steps: STEPS, ignored: view.ignored });
   let page = null; // the one render, once it exists: the store's listener
   const store = update.createStore(fromLink(window.location.hash), (value) => page.render(value));
+  // A link that opens a tour step is where a skipped tour resumes.
+  const rememberLinkedStep = () => { if (store.get().tour.step) tourMemory.store(store.get().tour.step); };
   const urlSync = createUrlSync({
     currentHash: () => update.hashOf(store.get(), form),
     onLink(hash) {
       store.dispatch(() => fromLink(hash));
-      if (store.get().tour.step) tourMemory.store(store.get().tour.step);
+      rememberLinkedStep();
     },
   });
-  if (store.get().tour.step) tourMemory.store(store.get().tour.step);
+  rememberLinkedStep();
   const tourActions = tourActionsFor({ store, form, tourMemory });
   page = createPage({ doc: document, form, model, view, tourMemory, urlSync, tourActions, store });
   wire({ store, form, model, page, tourMemory, tourActions, view });

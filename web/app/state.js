@@ -165,35 +165,38 @@ export function createStateForm(core, { tourSteps }) {
   const byKey = new Map([...properties, ...viewProperties].map((p) => [p.key, p]));
   const fallbackOf = (prop, state) => (typeof prop.fallback === 'function' ? prop.fallback(state) : prop.fallback);
 
-  // The state a first visit opens with.
-  function defaultState() {
-    const state = {};
-    for (const prop of properties) state[prop.name] = fallbackOf(prop, state);
-    return state;
-  }
-
-  // Reads a state from location.hash text. Bad or unknown fields are left at
-  // their defaults and listed in `ignored` ({label, value, reason}) so the
-  // page can say what it did not use.
-  function parseHash(hash) {
-    const params = new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
-    const state = {};
-    const ignored = [];
-    for (const prop of properties) {
+  // Reads each property of `props` from the hash's params into a new
+  // object; a bad value keeps the default and is listed in `ignored`
+  // ({label, value, reason}) so the page can say what it did not use.
+  function readAll(props, params, ignored) {
+    const out = {};
+    for (const prop of props) {
       const raw = params.get(prop.key);
-      let value = fallbackOf(prop, state);
+      let value = fallbackOf(prop, out);
       if (raw !== null) {
         try {
           const read = prop.read(raw);
-          const problem = prop.check ? prop.check(read, state) : null;
+          const problem = prop.check ? prop.check(read, out) : null;
           if (problem) throw new Error(problem);
           value = read;
         } catch (e) {
           ignored.push({ label: prop.label, value: excerpt(raw), reason: e.message });
         }
       }
-      state[prop.name] = value;
+      out[prop.name] = value;
     }
+    return out;
+  }
+
+  // The state a first visit opens with.
+  const defaultState = () => readAll(properties, new URLSearchParams(), []);
+
+  // Reads a state from location.hash text: bad fields at their defaults,
+  // and they and unknown keys listed in `ignored`.
+  function parseHash(hash) {
+    const params = new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
+    const ignored = [];
+    const state = readAll(properties, params, ignored);
     const unknown = new Set();
     for (const key of params.keys()) {
       if (!byKey.has(key) && !unknown.has(key)) {
@@ -207,18 +210,8 @@ export function createStateForm(core, { tourSteps }) {
   // The page view a hash asks for ({tour}), with the fields it could not use.
   function parseView(hash) {
     const params = new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
-    const view = {};
     const ignored = [];
-    for (const prop of viewProperties) {
-      const raw = params.get(prop.key);
-      view[prop.name] = prop.fallback;
-      if (raw === null) continue;
-      try {
-        view[prop.name] = prop.read(raw);
-      } catch (e) {
-        ignored.push({ label: prop.label, value: excerpt(raw), reason: e.message });
-      }
-    }
+    const view = readAll(viewProperties, params, ignored);
     // Whether the hash sets any of the lab's state (a bare "#tour=3" does not).
     const setsState = properties.some((p) => params.has(p.key));
     return { view, ignored, setsState };
