@@ -42,23 +42,23 @@ void add_scaled(double *out, const double *base, double s, const double *delta, 
     for (int i = 0; i < count; i++) out[i] = base[i] + s * delta[i];
 }
 
-void sinusoidal_encoding(double *pe, int n, int d) {
+void sinusoidal_encoding(double *pe, int first, int n, int d) {
     for (int j = 0; j < d; j++) {
         double freq = pow(10000.0, (double)(2 * (j / 2)) / d);
-        for (int p = 0; p < n; p++) {
-            double angle = p / freq;
-            pe[(long)p * d + j] = (j % 2 == 0) ? sin(angle) : cos(angle);
+        for (int i = 0; i < n; i++) {
+            double angle = (double)(first + i) / freq;
+            pe[(long)i * d + j] = (j % 2 == 0) ? sin(angle) : cos(angle);
         }
     }
 }
 
-void rope_rotate(double *x, int n, int d, double s) {
-    for (int i = 0; i < d / 2; i++) {
-        double inv_freq = pow(10000.0, -(double)(2 * i) / d);
-        for (int p = 0; p < n; p++) {
-            double theta = (s * p) * inv_freq;
+void rope_rotate(double *x, int n, int width, int ld, int first, double s) {
+    for (int i = 0; i < width / 2; i++) {
+        double inv_freq = pow(10000.0, -(double)(2 * i) / width);
+        for (int r = 0; r < n; r++) {
+            double theta = (s * (first + r)) * inv_freq;
             double c = cos(theta), sn = sin(theta);
-            double *row = x + (long)p * d;
+            double *row = x + (long)r * ld;
             double a = row[2 * i], b = row[2 * i + 1];
             row[2 * i] = a * c - b * sn;
             row[2 * i + 1] = a * sn + b * c;
@@ -66,19 +66,28 @@ void rope_rotate(double *x, int n, int d, double s) {
     }
 }
 
-void attention_scores(double *scores, double *kt, const double *q, const double *k, int n, int d, int causal) {
+void attention_scores(double *scores, double *kt, const double *q, const double *k, int n, int width, int ld,
+                      int causal) {
     /* K^T, so that the score loop below runs over contiguous j and
-       vectorises; each score still sums c = 0..d-1 in order */
+       vectorises; each score still sums c = 0..width-1 in order */
     for (int j = 0; j < n; j++)
-        for (int c = 0; c < d; c++) kt[(long)c * n + j] = k[(long)j * d + c];
-    double norm = sqrt((double)d);
+        for (int c = 0; c < width; c++) kt[(long)c * n + j] = k[(long)j * ld + c];
+    double norm = sqrt((double)width);
     for (int i = 0; i < n; i++) {
         double *row = scores + (long)i * n;
-        const double *qi = q + (long)i * d;
+        const double *qi = q + (long)i * ld;
         int visible = causal ? i + 1 : n; /* the mask hides j > i */
         for (int j = 0; j < visible; j++) row[j] = 0.0;
-        accumulate_rows(row, qi, kt, n, d, visible); /* row[j] = sum over c of q[i][c] k[j][c] */
+        accumulate_rows(row, qi, kt, n, width, visible); /* row[j] = sum over c of q[i][c] k[j][c] */
         for (int j = 0; j < visible; j++) row[j] /= norm;
+        for (int j = visible; j < n; j++) row[j] = -INFINITY;
+    }
+}
+
+void alibi_bias(double *scores, int n, double s, double slope, int causal) {
+    for (int i = 0; i < n; i++) {
+        int visible = causal ? i + 1 : n;
+        for (int j = 0; j < visible; j++) scores[(long)i * n + j] -= s * slope * fabs((double)(i - j));
     }
 }
 
@@ -87,7 +96,7 @@ void quadratic_scores(double *scores, const double *s0, const double *s1, const 
     for (int i = 0; i < count; i++) scores[i] = s0[i] + s * s1[i] + s_squared * s2[i];
 }
 
-void attention_apply(double *out, double *attn, const double *v, int n, int d, int causal) {
+void attention_apply(double *out, double *attn, const double *v, int n, int width, int ld, int causal) {
     for (int i = 0; i < n; i++) {
         double *row = attn + (long)i * n;
         int visible = causal ? i + 1 : n; /* the mask hides j > i */
@@ -106,16 +115,10 @@ void attention_apply(double *out, double *attn, const double *v, int n, int d, i
         /* normalise */
         for (int j = 0; j < visible; j++) row[j] /= sum;
         /* weighted sum of values: o[c] = sum over j of row[j] v[j][c], in order of j */
-        double *o = out + (long)i * d;
-        for (int c = 0; c < d; c++) o[c] = 0.0;
-        accumulate_rows(o, row, v, d, visible, d);
+        double *o = out + (long)i * ld;
+        for (int c = 0; c < width; c++) o[c] = 0.0;
+        accumulate_rows(o, row, v, ld, visible, width);
     }
-}
-
-void attention_forward(double *out, double *attn, double *kt, const double *q, const double *k,
-                       const double *v, int n, int d, int causal) {
-    attention_scores(attn, kt, q, k, n, d, causal);
-    attention_apply(out, attn, v, n, d, causal);
 }
 
 int allclose(const double *a, const double *b, int n, double rtol, double atol) {

@@ -12,34 +12,31 @@ void matmul(double *out, const double *x, const double *w, int n, int k, int m);
  * to move along (X + sP) W = XW + s PW without a new product. */
 void add_scaled(double *out, const double *base, double s, const double *delta, int count);
 
-/* pe (n x d): sinusoidal encoding, PE[p, j] = sin or cos of
- * p / 10000^(2 floor(j/2) / d). */
-void sinusoidal_encoding(double *pe, int n, int d);
-
-/* Rotates column pairs (2i, 2i+1) of row p of x (n x d) in place by the
- * angle s * p * 10000^(-2i/d): rotary position embedding. */
-void rope_rotate(double *x, int n, int d, double s);
-
-/* scores (n x n) = q k^T / sqrt(d) for q, k (n x d); each entry sums
- * c = 0..d-1 in order. With causal only j <= i of row i is written (the rest
- * is masked). kt (d x n) is work space for k transposed. */
-void attention_scores(double *scores, double *kt, const double *q, const double *k, int n, int d, int causal);
-
-/* scores (count) = s0 + s s1 + s^2 s2, elementwise: the scores at scale s of
- * the additive schemes, where (XWq + s PWq)(XWk + s PWk)^T is a quadratic in
- * s whose three coefficient matrices a sweep forms once (see experiment.c). */
+/* pe (n x d): rows first .. first+n-1 of the sinusoidal encoding,
+ * PE[p, j] = sin or cos of p / 10000^(2 floor(j/2) / d). */
+void sinusoidal_encoding(double *pe, int first, int n, int d);
+/* Rotary position embedding of one head: x points at the head's first
+ * column, rows are ld apart, and row r stands at position first + r. Column
+ * pairs (2i, 2i+1), i < width/2, are rotated in place by the angle
+ * s * position * 10000^(-2i/width); an odd last column stays. */
+void rope_rotate(double *x, int n, int width, int ld, int first, double s);
+/* scores (n x n) = q k^T / sqrt(width) for one head: q and k point at the
+ * head's first column, rows ld apart, width columns. Each entry sums
+ * c = 0..width-1 in order. With causal, entries j > i are -inf (masked).
+ * kt (width x n) is work space for k transposed. */
+void attention_scores(double *scores, double *kt, const double *q, const double *k, int n, int width, int ld,
+                      int causal);
+/* ALiBi: scores[i][j] -= s * slope * |i - j| for every entry the mask
+ * leaves (two words' distance does not depend on where the sentence starts). */
+void alibi_bias(double *scores, int n, double s, double slope, int causal);
+/* scores (count) = s0 + s s1 + s^2 s2, elementwise: the scores at scale s
+ * when they are a polynomial in s whose coefficients a sweep forms once
+ * (see experiment.c): quadratic for the additive schemes, linear for ALiBi. */
 void quadratic_scores(double *scores, const double *s0, const double *s1, const double *s2, double s, int count);
-
-/* out (n x d) = softmax(attn, masked if causal) @ v, for v (n x d): attn
- * (n x n) holds the scores on entry and the weights on return. */
-void attention_apply(double *out, double *attn, const double *v, int n, int d, int causal);
-
-/* out (n x d) = softmax(q k^T / sqrt(d), masked if causal) @ v, with the
- * weights (n x n) written to attn: attention_scores then attention_apply.
- * q, k, v are n x d; kt (d x n) is work space for k transposed. */
-void attention_forward(double *out, double *attn, double *kt, const double *q, const double *k,
-                       const double *v, int n, int d, int causal);
-
+/* One head: out = softmax(attn, masked if causal) @ v, where attn (n x n)
+ * holds the scores on entry and the weights on return, and out and v point
+ * at the head's first column, rows ld apart, width columns. */
+void attention_apply(double *out, double *attn, const double *v, int n, int width, int ld, int causal);
 /* np.allclose(a, b, rtol, atol) for vectors of length n: all
  * |a - b| <= atol + rtol * |b| (b is the second argument), NaN never close. */
 int allclose(const double *a, const double *b, int n, double rtol, double atol);

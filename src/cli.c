@@ -146,7 +146,8 @@ int main(int argc, char **argv) {
     poslab_status st = poslab_run(lab, &cfg, message, sizeof message);
     if (st != POSLAB_OK) {
         poslab_destroy(lab);
-        fprintf(stderr, "poslab: %s\n", message);
+        /* an input error names its option first, as the parser's do */
+        fprintf(stderr, "poslab: %s%s\n", st == POSLAB_ERR_INPUT ? "--" : "", message);
         return st == POSLAB_ERR_NOMEM ? 1 : 2;
     }
     const char *out = json ? poslab_json(lab, full ? POSLAB_JSON_FULL : 0) : poslab_text(lab);

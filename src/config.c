@@ -34,6 +34,7 @@ static const struct {
     {"random", 0.5},
     {"sinusoidal", 1},
     {"rope", 1},
+    {"alibi", 1},
 };
 enum { SCHEME_COUNT = sizeof schemes / sizeof schemes[0] };
 
@@ -72,11 +73,11 @@ static const poslab_option options[] = {
     {"seed", "seed", POSLAB_KIND_INTEGER, 0, 4294967295.0, "2", NULL,
      "an integer from 0 to 4294967295", "N", "np.random.seed for the draws", 1, FIELD(seed), NO_FLAG},
     {"scheme", "scheme", POSLAB_KIND_CHOICE, 0, 0, "random", scheme_value,
-     "none, random, sinusoidal, rope", "none|random|sinusoidal|rope", "the positional signal", 1,
+     "none, random, sinusoidal, rope, alibi", "none|random|sinusoidal|rope|alibi", "the positional signal", 1,
      FIELD(scheme), NO_FLAG},
     {"scale", "scale", POSLAB_KIND_NUMBER, 0, POSLAB_MAX_SCALE, NULL, NULL,
      "a finite number from 0 to 1e6", "X",
-     "the positional signal's scale (default: none and random 0.5, sinusoidal and rope 1)", 1,
+     "the positional signal's scale (default: none and random 0.5, sinusoidal, rope and alibi 1)", 1,
      FIELD(scale), (int)FIELD(scale_given)},
     {"causal", "causal", POSLAB_KIND_SWITCH, 0, 1, "false", NULL,
      "true or false", NULL, "mask later words (each word attends to itself and earlier ones)", 1,
@@ -85,6 +86,13 @@ static const poslab_option options[] = {
      "a finite number >= 0", "X", "np.allclose's relative tolerance", 1, FIELD(rtol), NO_FLAG},
     {"atol", "atol", POSLAB_KIND_NUMBER, 0, INFINITY, "1e-8", NULL,
      "a finite number >= 0", "X", "np.allclose's absolute tolerance", 1, FIELD(atol), NO_FLAG},
+    {"offset-a", "offset_a", POSLAB_KIND_INTEGER, 0, POSLAB_MAX_OFFSET, "0", NULL,
+     "an integer from 0 to 1024", "N", "the position of sentence A's first word", 1, FIELD(offset_a), NO_FLAG},
+    {"offset-b", "offset_b", POSLAB_KIND_INTEGER, 0, POSLAB_MAX_OFFSET, "0", NULL,
+     "an integer from 0 to 1024", "N", "the position of sentence B's first word", 1, FIELD(offset_b), NO_FLAG},
+    {"heads", "heads", POSLAB_KIND_INTEGER, 1, POSLAB_MAX_HEADS, "1", NULL,
+     "an integer from 1 to 8 that divides dim", "N", "attention heads, each with dim/heads columns", 1,
+     FIELD(heads), NO_FLAG},
     {"sweep", "sweep", POSLAB_KIND_SWEEP, 1, POSLAB_MAX_SWEEP, NULL, NULL,
      "LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer from 1 to 1001", "LO:HI:COUNT",
      "also compare at COUNT scales spaced evenly in log from LO to HI", 0, FIELD(sweep_count), NO_FLAG},
@@ -479,13 +487,39 @@ static poslab_status check(const poslab_config *cfg, const poslab_option *o, cha
     return reject(message, size, o, o->name, shown);
 }
 
+/* The one rule that ties two rows: each head takes dim/heads columns. The
+ * message lists the head counts this dim allows, so a student knows what to
+ * pick instead. */
+static poslab_status check_heads_divide_dim(const poslab_config *cfg, char *message, size_t size) {
+    if (cfg->dim % cfg->heads == 0) return POSLAB_OK;
+    char fits[64];
+    size_t at = 0;
+    for (int h = 1; h <= POSLAB_MAX_HEADS; h++)
+        if (cfg->dim % h == 0) at += (size_t)decimal_snprintf(fits + at, sizeof fits - at, at ? ", %d" : "%d", h);
+    return fail(message, size, POSLAB_ERR_INPUT,
+                "heads: \"%d\" does not divide dim %d; allowed: an integer from 1 to 8 that divides dim (%s)",
+                cfg->heads, cfg->dim, fits);
+}
+
 poslab_status poslab_config_check(const poslab_config *cfg, char *message, size_t size) {
     if (!cfg) return fail(message, size, POSLAB_ERR_INPUT, "config: missing");
     for (int i = 0; i < OPTION_COUNT; i++) {
         poslab_status st = check(cfg, &options[i], message, size);
         if (st != POSLAB_OK) return st;
     }
-    return POSLAB_OK;
+    return check_heads_divide_dim(cfg, message, size);
+}
+
+/* Press et al.'s get_slopes: for a power of two c, slope h (1-based) is
+ * 2^(-8h/c); other counts take the slopes of the largest power of two
+ * below and then every other slope of twice that. Every slope for up to
+ * eight heads is a power of two, so pow() gives it exactly. */
+double poslab_alibi_slope(int head, int heads) {
+    if (heads < 1 || heads > POSLAB_MAX_HEADS || head < 0 || head >= heads) return NAN;
+    int c = 1;
+    while (c * 2 <= heads) c *= 2;
+    if (head < c) return pow(2.0, -8.0 * (head + 1) / c);
+    return pow(2.0, -8.0 * (2 * (head - c) + 1) / (2 * c)); /* get_slopes(2c)[0::2] */
 }
 
 const char *poslab_status_text(poslab_status status) {

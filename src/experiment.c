@@ -1,16 +1,18 @@
 /* The lab: draws, projections, the experiment, its sweep and threshold.
  *
  * A run splits into two stages. prepare() depends only on the words, d, the
- * seed and the scheme: it makes the draws of docs/experiment.md and the products
- * XW (and PW for the additive schemes). forward() then produces one scale's
- * outputs from those in O(n^2 d), using (X + sP) W = XW + s PW, or rotating
- * XWq and XWk for RoPE. A slider move or a sweep point is only forward().
+ * seed, the scheme, the offsets and the heads: it makes the draws of
+ * docs/experiment.md and the products XW (and PW for the additive schemes).
+ * forward() then produces one scale's outputs from those in O(n^2 d), using
+ * (X + sP) W = XW + s PW, rotating XWq and XWk for RoPE, or adding ALiBi's
+ * bias to the scores. A slider move or a sweep point is only forward().
  *
- * A sweep of an additive scheme goes further: the scores
- * (XWq + s PWq)(XWk + s PWk)^T / sqrt(d) are a quadratic in s, so it forms
- * their three coefficient matrices once (prepare_quadratic) and each point
- * costs n^2 for the scores instead of n^2 d. The softmax and its product with
- * V(s) are unchanged. Single runs and the threshold keep the direct path, so
+ * A sweep goes further where the scores are a polynomial in s: for the
+ * additive schemes (XWq + s PWq)(XWk + s PWk)^T / sqrt(d/H) is a quadratic,
+ * for ALiBi QK^T / sqrt(d/H) - s m |i - j| is linear. It forms their
+ * coefficient matrices once (prepare_polynomial) and each point costs n^2
+ * for the scores instead of n^2 d. The softmax and its product with V(s) are
+ * unchanged. Single runs and the threshold keep the direct path, so
  * their figures do not depend on whether a sweep ran; a sweep point may differ
  * from a single run at the same scale in the last bits. */
 #include "poslab.h"
@@ -29,14 +31,18 @@
 
 typedef struct { /* one sentence's share of the working memory */
     int n;
+    int offset;                     /* the position of word 0 */
     int ids[POSLAB_MAX_TOKENS];     /* vocabulary index of each token */
     double *xq, *xk, *xv;           /* X Wq, X Wk, X Wv        (n x d) */
-    const double *pq, *pk, *pv;     /* P Wq, P Wk, P Wv: rows 0..n-1 of the shared table's */
-    double *out, *attn;             /* the run at the chosen scale */
+    const double *pq, *pk, *pv;     /* P Wq, P Wk, P Wv: this sentence's rows of the shared products */
+    double *out;                    /* the run at the chosen scale (n x d) */
+    double *attn, *scores;          /* its weights and scores, per head (H x n x n) */
     double *mean;                   /* out.mean(axis=0)        (d) */
     double *tmp_out, *tmp_attn, *tmp_mean; /* sweep and bisection points */
-    /* The scores at scale s are s0 + s s1 + s^2 s2 (n x n), for a sweep:
-       s0 = XWq XWk^T, s1 = XWq PWk^T + PWq XWk^T, s2 = PWq PWk^T, each / sqrt(d) */
+    /* The scores of head h at scale s are s0 + s s1 + s^2 s2 (H x n x n),
+       for a sweep. Additive schemes: s0 = XWq XWk^T, s1 = XWq PWk^T +
+       PWq XWk^T, s2 = PWq PWk^T (head h's columns), each / sqrt(d/H).
+       ALiBi: s0 = XWq XWk^T / sqrt(d/H), s1 = -m_h |i - j|, s2 = 0. */
     double *s0, *s1, *s2;
     double *cross;                  /* PWq XWk^T, on its way into s1 (n x n) */
     double *x;                      /* X: the sentence's word vectors (n x d) */
@@ -50,13 +56,14 @@ typedef struct { /* one sentence's share of the working memory */
  * buffer_slots, so the sizes and the carving cannot disagree. */
 enum { /* one sentence's buffers; sentence B's follow A's */
     SIDE_XQ, SIDE_XK, SIDE_XV, SIDE_OUT, SIDE_TMP_OUT, SIDE_X,             /* n x d */
-    SIDE_ATTN, SIDE_TMP_ATTN, SIDE_S0, SIDE_S1, SIDE_S2, SIDE_CROSS,       /* n x n */
+    SIDE_ATTN, SIDE_SCORES, SIDE_TMP_ATTN, SIDE_S0, SIDE_S1, SIDE_S2,     /* H x n x n */
+    SIDE_CROSS,                                                            /* n x n */
     SIDE_MEAN, SIDE_TMP_MEAN, SIDE_BAG,                                    /* d */
     SIDE_BUFFERS
 };
 enum { /* the shared buffers, after both sentences' */
     BUF_Q = 2 * SIDE_BUFFERS, BUF_K, BUF_V, BUF_KT,                        /* n x d: one pass's scratch */
-    BUF_POS, BUF_PWQ, BUF_PWK, BUF_PWV,                                    /* n x d: the table and P W */
+    BUF_POS, BUF_PWQ, BUF_PWK, BUF_PWV,                                    /* rows x d: positions and P W */
     BUF_VECTORS, BUF_VWQ, BUF_VWK, BUF_VWV,                                /* vocab x d: one row per word */
     BUF_WQ, BUF_WK, BUF_WV,                                                /* d x d */
     BUFFERS
@@ -65,7 +72,8 @@ enum { /* the shared buffers, after both sentences' */
 struct poslab_lab {
     int prepared;                   /* draws and products match `drawn` */
     poslab_config drawn;
-    int d;
+    int d, heads;
+    int position_rows;              /* rows of pos and P W: see position_rows() */
     side a, b;
     double *q, *k, *v, *kt;         /* scratch for one forward pass */
     double *pos, *pwq, *pwk, *pwv;  /* the position table and its products */
@@ -149,16 +157,29 @@ static void pair_words(poslab_lab *lab) {
     lab->permutation = a->n == b->n && lab->unpaired_b_count == 0;
 }
 
-static void fill_in_sizes(size_t sizes[BUFFERS], int n, int d, int vocab) {
+/* Both sentences' positions share one table of rows: a sentence's rows are
+ * offset .. offset+n-1, so when both start at the same position one set of
+ * rows serves both (the longer sentence's), and otherwise B's follow A's. */
+static int position_rows(const poslab_config *c) {
+    int na = c->a.count, nb = c->b.count;
+    return c->offset_a == c->offset_b ? (na > nb ? na : nb) : na + nb;
+}
+
+static int side_first_row(const poslab_config *c, int w) {
+    return w == 0 || c->offset_a == c->offset_b ? 0 : c->a.count;
+}
+
+static void fill_in_sizes(size_t sizes[BUFFERS], int n, int d, int heads, int rows, int vocab) {
     const size_t nd = (size_t)n * d, nn = (size_t)n * n;
     for (int w = 0; w < 2; w++) {
         size_t *s = sizes + w * SIDE_BUFFERS;
         s[SIDE_XQ] = s[SIDE_XK] = s[SIDE_XV] = s[SIDE_OUT] = s[SIDE_TMP_OUT] = s[SIDE_X] = nd;
-        s[SIDE_ATTN] = s[SIDE_TMP_ATTN] = s[SIDE_S0] = s[SIDE_S1] = s[SIDE_S2] = s[SIDE_CROSS] = nn;
+        s[SIDE_ATTN] = s[SIDE_SCORES] = s[SIDE_TMP_ATTN] = s[SIDE_S0] = s[SIDE_S1] = s[SIDE_S2] = heads * nn;
+        s[SIDE_CROSS] = nn;
         s[SIDE_MEAN] = s[SIDE_TMP_MEAN] = s[SIDE_BAG] = (size_t)d;
     }
     sizes[BUF_Q] = sizes[BUF_K] = sizes[BUF_V] = sizes[BUF_KT] = nd;
-    sizes[BUF_POS] = sizes[BUF_PWQ] = sizes[BUF_PWK] = sizes[BUF_PWV] = nd;
+    sizes[BUF_POS] = sizes[BUF_PWQ] = sizes[BUF_PWK] = sizes[BUF_PWV] = (size_t)rows * d;
     sizes[BUF_VECTORS] = sizes[BUF_VWQ] = sizes[BUF_VWK] = sizes[BUF_VWV] = (size_t)vocab * d;
     sizes[BUF_WQ] = sizes[BUF_WK] = sizes[BUF_WV] = (size_t)d * d;
 }
@@ -171,7 +192,7 @@ static void buffer_slots(poslab_lab *lab, double **slot[BUFFERS]) {
         double ***s = slot + w * SIDE_BUFFERS;
         s[SIDE_XQ] = &sd->xq, s[SIDE_XK] = &sd->xk, s[SIDE_XV] = &sd->xv;
         s[SIDE_OUT] = &sd->out, s[SIDE_TMP_OUT] = &sd->tmp_out, s[SIDE_X] = &sd->x;
-        s[SIDE_ATTN] = &sd->attn, s[SIDE_TMP_ATTN] = &sd->tmp_attn;
+        s[SIDE_ATTN] = &sd->attn, s[SIDE_SCORES] = &sd->scores, s[SIDE_TMP_ATTN] = &sd->tmp_attn;
         s[SIDE_S0] = &sd->s0, s[SIDE_S1] = &sd->s1, s[SIDE_S2] = &sd->s2, s[SIDE_CROSS] = &sd->cross;
         s[SIDE_MEAN] = &sd->mean, s[SIDE_TMP_MEAN] = &sd->tmp_mean, s[SIDE_BAG] = &sd->bag;
     }
@@ -183,10 +204,10 @@ static void buffer_slots(poslab_lab *lab, double **slot[BUFFERS]) {
 
 /* Grows the arena to the sum of the sizes and points every buffer at its
  * slice of it. */
-static poslab_status point_buffers(poslab_lab *lab, int n, int d, int vocab) {
+static poslab_status point_buffers(poslab_lab *lab, int n, int d, int heads, int rows, int vocab) {
     size_t sizes[BUFFERS], need = 0;
     double **slot[BUFFERS] = {0};
-    fill_in_sizes(sizes, n, d, vocab);
+    fill_in_sizes(sizes, n, d, heads, rows, vocab);
     for (int i = 0; i < BUFFERS; i++) need += sizes[i];
     if (need > lab->arena_size) {
         double *grown = realloc(lab->arena, need * sizeof(double));
@@ -205,42 +226,74 @@ static poslab_status point_buffers(poslab_lab *lab, int n, int d, int vocab) {
 }
 
 /* Whether the lab holds the draws and products of c already: they depend
- * only on the words, d, the seed and the scheme. */
+ * only on the words, d, the seed, the scheme, the offsets and the heads
+ * (which size the per-head buffers). */
 static int is_prepared(const poslab_lab *lab, const poslab_config *c) {
     return lab->prepared && lab->drawn.dim == c->dim && lab->drawn.seed == c->seed &&
-           lab->drawn.scheme == c->scheme && same_sentence(&lab->drawn.a, &c->a) &&
-           same_sentence(&lab->drawn.b, &c->b);
+           lab->drawn.scheme == c->scheme && lab->drawn.offset_a == c->offset_a &&
+           lab->drawn.offset_b == c->offset_b && lab->drawn.heads == c->heads &&
+           same_sentence(&lab->drawn.a, &c->a) && same_sentence(&lab->drawn.b, &c->b);
+}
+
+static int additive(poslab_scheme scheme) {
+    return scheme == POSLAB_SCHEME_RANDOM || scheme == POSLAB_SCHEME_SINUSOIDAL;
+}
+
+/* The random table is randn(offset + n, d) for the further-reaching
+ * sentence; its rows are drawn in order and kept where a sentence stands,
+ * so a sentence starting at 1000 costs draws, not memory. */
+static void draw_table(poslab_lab *lab, const poslab_config *c, numpy_random *rng, int d) {
+    const int first[2] = {c->offset_a, c->offset_b}, count[2] = {c->a.count, c->b.count};
+    int end = first[0] + count[0] > first[1] + count[1] ? first[0] + count[0] : first[1] + count[1];
+    for (int p = 0; p < end; p++) {
+        double *row = NULL;
+        for (int w = 0; w < 2; w++) {
+            if (p < first[w] || p >= first[w] + count[w]) continue;
+            double *dest = lab->pos + (size_t)(side_first_row(c, w) + p - first[w]) * d;
+            if (!row) numpy_random_fill_randn(rng, row = dest, d);
+            else if (dest != row) memcpy(dest, row, (size_t)d * sizeof(double));
+        }
+        if (!row) numpy_random_fill_randn(rng, lab->q, d); /* a position no sentence uses */
+    }
 }
 
 /* The draw order of docs/experiment.md: word vectors, Wq, Wk, Wv, table. */
-static void draw(poslab_lab *lab, const poslab_config *c, int n, int d, int vocab) {
+static void draw(poslab_lab *lab, const poslab_config *c, int d, int vocab) {
     numpy_random rng;
     numpy_random_seed(&rng, c->seed);
     numpy_random_fill_randn(&rng, lab->vectors, vocab * d);
     numpy_random_fill_randn(&rng, lab->wq, d * d);
     numpy_random_fill_randn(&rng, lab->wk, d * d);
     numpy_random_fill_randn(&rng, lab->wv, d * d);
-    if (c->scheme == POSLAB_SCHEME_RANDOM) numpy_random_fill_randn(&rng, lab->pos, n * d);
-    else if (c->scheme == POSLAB_SCHEME_SINUSOIDAL) sinusoidal_encoding(lab->pos, n, d);
+    if (c->scheme == POSLAB_SCHEME_RANDOM) draw_table(lab, c, &rng, d);
+    else if (c->scheme == POSLAB_SCHEME_SINUSOIDAL) {
+        if (side_first_row(c, 1) == 0) {
+            sinusoidal_encoding(lab->pos, c->offset_a, position_rows(c), d);
+        } else {
+            sinusoidal_encoding(lab->pos, c->offset_a, c->a.count, d);
+            sinusoidal_encoding(lab->pos + (size_t)c->a.count * d, c->offset_b, c->b.count, d);
+        }
+    }
 }
 
-/* Row i of X W is (vector of word i) W, and both sentences put the same
- * table rows at the same positions: so each product is formed once per
- * vocabulary word and once per position, then shared. */
-static void project(poslab_lab *lab, poslab_scheme scheme, int n, int d, int vocab) {
+/* Row i of X W is (vector of word i) W, and sentences that start at the
+ * same position share their table's rows: so each product is formed once
+ * per vocabulary word and once per table row, then shared. */
+static void project(poslab_lab *lab, const poslab_config *c, int d, int vocab) {
     matmul(lab->vwq, lab->vectors, lab->wq, vocab, d, d);
     matmul(lab->vwk, lab->vectors, lab->wk, vocab, d, d);
     matmul(lab->vwv, lab->vectors, lab->wv, vocab, d, d);
-    if (scheme == POSLAB_SCHEME_RANDOM || scheme == POSLAB_SCHEME_SINUSOIDAL) {
-        matmul(lab->pwq, lab->pos, lab->wq, n, d, d);
-        matmul(lab->pwk, lab->pos, lab->wk, n, d, d);
-        matmul(lab->pwv, lab->pos, lab->wv, n, d, d);
+    if (additive(c->scheme)) {
+        int rows = position_rows(c);
+        matmul(lab->pwq, lab->pos, lab->wq, rows, d, d);
+        matmul(lab->pwk, lab->pos, lab->wk, rows, d, d);
+        matmul(lab->pwv, lab->pos, lab->wv, rows, d, d);
     }
 }
 
 /* Each sentence's rows of the products, in its word order, and its X for
  * the order-blind baseline with that baseline, the mean word vector. */
-static void gather(poslab_lab *lab, int d) {
+static void gather(poslab_lab *lab, const poslab_config *c, int d) {
     const size_t row = (size_t)d * sizeof(double);
     side *sides[2] = {&lab->a, &lab->b};
     for (int w = 0; w < 2; w++) {
@@ -252,9 +305,10 @@ static void gather(poslab_lab *lab, int d) {
             memcpy(s->xv + to, lab->vwv + from, row);
             memcpy(s->x + to, lab->vectors + from, row);
         }
-        s->pq = lab->pwq;
-        s->pk = lab->pwk;
-        s->pv = lab->pwv;
+        size_t first = (size_t)side_first_row(c, w) * d;
+        s->pq = lab->pwq + first;
+        s->pk = lab->pwk + first;
+        s->pv = lab->pwv + first;
         column_mean(s->bag, s->x, s->n, d);
     }
 }
@@ -269,71 +323,89 @@ static poslab_status prepare(poslab_lab *lab, const poslab_config *c) {
     const int n = na > nb ? na : nb;
     const char *words[2 * POSLAB_MAX_TOKENS];
     int vocab = build_vocabulary(c, lab->a.ids, lab->b.ids, words);
-    poslab_status st = point_buffers(lab, n, d, vocab);
+    poslab_status st = point_buffers(lab, n, d, c->heads, position_rows(c), vocab);
     if (st != POSLAB_OK) return st;
     lab->a.n = na;
     lab->b.n = nb;
-    draw(lab, c, n, d, vocab);
-    project(lab, c->scheme, n, d, vocab);
-    gather(lab, d);
+    lab->a.offset = c->offset_a;
+    lab->b.offset = c->offset_b;
+    draw(lab, c, d, vocab);
+    project(lab, c, d, vocab);
+    gather(lab, c, d);
     lab->d = d;
+    lab->heads = c->heads;
     pair_words(lab);
     lab->drawn = *c;
     lab->prepared = 1;
     return POSLAB_OK;
 }
 
-static int additive(poslab_scheme scheme) {
-    return scheme == POSLAB_SCHEME_RANDOM || scheme == POSLAB_SCHEME_SINUSOIDAL;
+static int polynomial(poslab_scheme scheme) { return additive(scheme) || scheme == POSLAB_SCHEME_ALIBI; }
+
+/* The coefficients s0, s1, s2 of one sentence's scores per head (additive
+ * schemes and ALiBi), from the prepared products: for the additive schemes
+ * four n x n x d/H products per head, once per sweep. They are formed
+ * unmasked so that every entry polynomial_scores reads is set; the mask is
+ * applied in attention_apply as in a single run. */
+static void prepare_polynomial(poslab_lab *lab, side *sd, poslab_scheme scheme) {
+    const int n = sd->n, d = lab->d, heads = lab->heads, width = d / heads;
+    const size_t nn = (size_t)n * n;
+    for (int h = 0; h < heads; h++) {
+        double *s0 = sd->s0 + h * nn, *s1 = sd->s1 + h * nn, *s2 = sd->s2 + h * nn;
+        const int at = h * width;
+        attention_scores(s0, lab->kt, sd->xq + at, sd->xk + at, n, width, d, 0);
+        if (scheme == POSLAB_SCHEME_ALIBI) {
+            memset(s1, 0, nn * sizeof(double));
+            alibi_bias(s1, n, 1.0, poslab_alibi_slope(h, heads), 0);
+            memset(s2, 0, nn * sizeof(double));
+            continue;
+        }
+        attention_scores(s1, lab->kt, sd->xq + at, sd->pk + at, n, width, d, 0);
+        attention_scores(sd->cross, lab->kt, sd->pq + at, sd->xk + at, n, width, d, 0);
+        for (size_t i = 0; i < nn; i++) s1[i] += sd->cross[i];
+        attention_scores(s2, lab->kt, sd->pq + at, sd->pk + at, n, width, d, 0);
+    }
 }
 
-/* The coefficients s0, s1, s2 of one sentence's scores (additive schemes),
- * from the prepared products: four n x n x d products, once per sweep. They
- * are formed unmasked so that every entry quadratic_scores reads is set; the
- * mask is applied in attention_apply as in a single run. */
-static void prepare_quadratic(poslab_lab *lab, side *sd) {
-    const int n = sd->n, d = lab->d;
-    attention_scores(sd->s0, lab->kt, sd->xq, sd->xk, n, d, 0);
-    attention_scores(sd->s1, lab->kt, sd->xq, sd->pk, n, d, 0);
-    attention_scores(sd->cross, lab->kt, sd->pq, sd->xk, n, d, 0);
-    for (int i = 0; i < n * n; i++) sd->s1[i] += sd->cross[i];
-    attention_scores(sd->s2, lab->kt, sd->pq, sd->pk, n, d, 0);
-}
-
-/* One sentence's outputs at scale s, from the prepared products. With
- * `quadratic` (a sweep, after prepare_quadratic) the additive schemes take
- * their scores from the quadratic in s instead of forming Q(s) K(s)^T. */
-static void forward(poslab_lab *lab, const side *sd, poslab_scheme scheme, double s, int causal, int quadratic,
-                    double *out, double *attn, double *mean) {
-    const int n = sd->n, d = lab->d;
+/* One sentence's outputs at scale s, from the prepared products: each head
+ * attends with its own d/H columns of Q, K and V and writes its columns of
+ * out. With `polynomial` (a sweep, after prepare_polynomial) the scores come
+ * from their polynomial in s instead of from Q(s) K(s)^T. `scores`, when
+ * not NULL, keeps each head's scores before the softmax. */
+static void forward(poslab_lab *lab, const side *sd, poslab_scheme scheme, double s, int causal, int polynomial,
+                    double *out, double *attn, double *scores, double *mean) {
+    const int n = sd->n, d = lab->d, heads = lab->heads, width = d / heads;
+    const size_t nn = (size_t)n * n;
     const double *q = sd->xq, *k = sd->xk, *v = sd->xv;
-    int have_scores = 0;
-    switch (scheme) {
-    case POSLAB_SCHEME_NONE:
-        break;
-    case POSLAB_SCHEME_RANDOM:
-    case POSLAB_SCHEME_SINUSOIDAL:
-        if (quadratic) {
-            quadratic_scores(attn, sd->s0, sd->s1, sd->s2, s, n * n);
-            have_scores = 1;
-        } else {
+    if (additive(scheme)) {
+        if (!polynomial) {
             add_scaled(lab->q, sd->xq, s, sd->pq, n * d);
             add_scaled(lab->k, sd->xk, s, sd->pk, n * d);
             q = lab->q, k = lab->k;
         }
         add_scaled(lab->v, sd->xv, s, sd->pv, n * d);
         v = lab->v;
-        break;
-    case POSLAB_SCHEME_ROPE:
+    } else if (scheme == POSLAB_SCHEME_ROPE) {
         memcpy(lab->q, sd->xq, (size_t)n * d * sizeof(double));
         memcpy(lab->k, sd->xk, (size_t)n * d * sizeof(double));
-        rope_rotate(lab->q, n, d, s);
-        rope_rotate(lab->k, n, d, s);
+        for (int h = 0; h < heads; h++) {
+            rope_rotate(lab->q + h * width, n, width, d, sd->offset, s);
+            rope_rotate(lab->k + h * width, n, width, d, sd->offset, s);
+        }
         q = lab->q, k = lab->k;
-        break;
     }
-    if (have_scores) attention_apply(out, attn, v, n, d, causal);
-    else attention_forward(out, attn, lab->kt, q, k, v, n, d, causal);
+    for (int h = 0; h < heads; h++) {
+        double *a = attn + h * nn;
+        const int at = h * width;
+        if (polynomial) {
+            quadratic_scores(a, sd->s0 + h * nn, sd->s1 + h * nn, sd->s2 + h * nn, s, (int)nn);
+        } else {
+            attention_scores(a, lab->kt, q + at, k + at, n, width, d, causal);
+            if (scheme == POSLAB_SCHEME_ALIBI) alibi_bias(a, n, s, poslab_alibi_slope(h, heads), causal);
+        }
+        if (scores) memcpy(scores + h * nn, a, nn * sizeof(double));
+        attention_apply(out + at, a, v + at, n, width, d, causal);
+    }
     column_mean(mean, out, n, d);
 }
 
@@ -344,9 +416,11 @@ static void compare(poslab_pair *p, const double *a, const double *b, int d, con
 }
 
 /* Both sentences at scale s into the tmp buffers. */
-static void forward_both_tmp(poslab_lab *lab, const poslab_config *c, double s, int quadratic) {
-    forward(lab, &lab->a, c->scheme, s, c->causal, quadratic, lab->a.tmp_out, lab->a.tmp_attn, lab->a.tmp_mean);
-    forward(lab, &lab->b, c->scheme, s, c->causal, quadratic, lab->b.tmp_out, lab->b.tmp_attn, lab->b.tmp_mean);
+static void forward_both_tmp(poslab_lab *lab, const poslab_config *c, double s, int polynomial) {
+    forward(lab, &lab->a, c->scheme, s, c->causal, polynomial, lab->a.tmp_out, lab->a.tmp_attn, NULL,
+            lab->a.tmp_mean);
+    forward(lab, &lab->b, c->scheme, s, c->causal, polynomial, lab->b.tmp_out, lab->b.tmp_attn, NULL,
+            lab->b.tmp_mean);
 }
 
 /* One sweep point: row 0 of the sweep arrays is the mean, row 1 + i pair i. */
@@ -370,10 +444,10 @@ static poslab_status run_sweep(poslab_lab *lab, const poslab_config *c) {
         if (!scales || !cosine || !close) return POSLAB_ERR_NOMEM;
         lab->sweep_capacity = cap;
     }
-    const int quadratic = additive(c->scheme);
-    if (quadratic) {
-        prepare_quadratic(lab, &lab->a);
-        prepare_quadratic(lab, &lab->b);
+    const int poly = polynomial(c->scheme);
+    if (poly) {
+        prepare_polynomial(lab, &lab->a, c->scheme);
+        prepare_polynomial(lab, &lab->b, c->scheme);
     }
     /* log-spaced, with both ends exact */
     double l0 = log10(c->sweep_lo), l1 = log10(c->sweep_hi);
@@ -382,7 +456,7 @@ static poslab_status run_sweep(poslab_lab *lab, const poslab_config *c) {
                  : t == count - 1 ? c->sweep_hi
                  : pow(10.0, l0 + t * ((l1 - l0) / (count - 1)));
         lab->sweep_scales[t] = s;
-        forward_both_tmp(lab, c, s, quadratic);
+        forward_both_tmp(lab, c, s, poly);
         record(lab, 0, t, lab->a.tmp_mean, lab->b.tmp_mean, c);
         for (int i = 0; i < lab->a.n; i++) {
             int j = lab->pairs[i].index_b;
@@ -403,8 +477,8 @@ poslab_status poslab_run(poslab_lab *lab, const poslab_config *c, char *message,
 
     const int d = lab->d;
     const double s = poslab_config_scale(c);
-    forward(lab, &lab->a, c->scheme, s, c->causal, 0, lab->a.out, lab->a.attn, lab->a.mean);
-    forward(lab, &lab->b, c->scheme, s, c->causal, 0, lab->b.out, lab->b.attn, lab->b.mean);
+    forward(lab, &lab->a, c->scheme, s, c->causal, 0, lab->a.out, lab->a.attn, lab->a.scores, lab->a.mean);
+    forward(lab, &lab->b, c->scheme, s, c->causal, 0, lab->b.out, lab->b.attn, lab->b.scores, lab->b.mean);
     for (int i = 0; i < lab->a.n; i++) {
         poslab_pair *p = &lab->pairs[i];
         if (p->index_b >= 0)
@@ -431,8 +505,11 @@ poslab_status poslab_run(poslab_lab *lab, const poslab_config *c, char *message,
     r->unpaired_b = lab->unpaired_b;
     r->output_a = lab->a.out;
     r->output_b = lab->b.out;
+    r->heads = lab->heads;
     r->attention_a = lab->a.attn;
     r->attention_b = lab->b.attn;
+    r->scores_a = lab->a.scores;
+    r->scores_b = lab->b.scores;
     r->sweep_count = c->sweep_count;
     r->sweep_scales = lab->sweep_scales;
     r->sweep_cosine = lab->sweep_cosine;
@@ -461,6 +538,8 @@ const void *poslab_result_array(const poslab_lab *lab, poslab_array which) {
     case POSLAB_SWEEP_SCALES: return r->sweep_scales;
     case POSLAB_SWEEP_COSINE: return r->sweep_cosine;
     case POSLAB_SWEEP_ALLCLOSE: return r->sweep_allclose;
+    case POSLAB_SCORES_A: return r->scores_a;
+    case POSLAB_SCORES_B: return r->scores_b;
     }
     return NULL;
 }
@@ -516,5 +595,13 @@ poslab_status poslab_threshold(poslab_lab *lab, const poslab_config *c, int pair
         else hi = mid;
     }
     *scale = lo;
+    return POSLAB_OK;
+}
+
+poslab_status poslab_sinusoidal_table(int first, int count, int dim, double *out) {
+    if (!out || first < 0 || count < 1 || first + count > POSLAB_MAX_OFFSET + POSLAB_MAX_TOKENS || dim < 1 ||
+        dim > POSLAB_MAX_DIM)
+        return POSLAB_ERR_INPUT;
+    sinusoidal_encoding(out, first, count, dim);
     return POSLAB_OK;
 }

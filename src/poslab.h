@@ -46,6 +46,8 @@ enum {
     POSLAB_MAX_TOKEN_BYTES = 64, /* bytes per token (UTF-8) */
     POSLAB_MAX_DIM = 512,
     POSLAB_MAX_SWEEP = 1001,     /* points in a sweep */
+    POSLAB_MAX_OFFSET = 1024,    /* position of a sentence's first word */
+    POSLAB_MAX_HEADS = 8,
     POSLAB_MESSAGE_BYTES = 320   /* room for any error line, NUL included */
 };
 
@@ -63,7 +65,8 @@ typedef enum {
     POSLAB_SCHEME_NONE = 0,
     POSLAB_SCHEME_RANDOM,
     POSLAB_SCHEME_SINUSOIDAL,
-    POSLAB_SCHEME_ROPE
+    POSLAB_SCHEME_ROPE,
+    POSLAB_SCHEME_ALIBI
 } poslab_scheme;
 
 /* One sentence, tokenised: token k is text + offset[k], NUL-terminated. */
@@ -83,6 +86,8 @@ typedef struct {
     int scale_given;
     int causal;
     double rtol, atol;
+    int offset_a, offset_b; /* position of each sentence's first word */
+    int heads;           /* attention heads; must divide dim */
     int sweep_count;     /* 0: no sweep */
     double sweep_lo, sweep_hi;
 } poslab_config;
@@ -111,8 +116,14 @@ typedef struct {
     const int *unpaired_b;    /* indices into B with no partner in A */
     const double *output_a;   /* len_a x dim, row-major */
     const double *output_b;   /* len_b x dim */
-    const double *attention_a;/* len_a x len_a: softmax weights */
-    const double *attention_b;/* len_b x len_b */
+    int heads;
+    /* Per head, head 0 first: heads x len_a x len_a (and len_b for B). The
+     * weights after the softmax, and the scores before it (-inf where the
+     * mask hides a word). */
+    const double *attention_a;
+    const double *attention_b;
+    const double *scores_a;
+    const double *scores_b;
     int sweep_count;
     const double *sweep_scales;          /* sweep_count */
     /* (1 + pair_count) x sweep_count, row-major: row 0 is the sentence mean,
@@ -126,11 +137,13 @@ typedef struct {
 typedef enum {
     POSLAB_OUTPUT_A = 0,     /* double, len_a x dim */
     POSLAB_OUTPUT_B,         /* double, len_b x dim */
-    POSLAB_ATTENTION_A,      /* double, len_a x len_a */
-    POSLAB_ATTENTION_B,      /* double, len_b x len_b */
+    POSLAB_ATTENTION_A,      /* double, heads x len_a x len_a */
+    POSLAB_ATTENTION_B,      /* double, heads x len_b x len_b */
     POSLAB_SWEEP_SCALES,     /* double, sweep_count */
     POSLAB_SWEEP_COSINE,     /* double, (1 + pair_count) x sweep_count */
-    POSLAB_SWEEP_ALLCLOSE    /* unsigned char, same layout */
+    POSLAB_SWEEP_ALLCLOSE,   /* unsigned char, same layout */
+    POSLAB_SCORES_A,         /* double, heads x len_a x len_a */
+    POSLAB_SCORES_B          /* double, heads x len_b x len_b */
 } poslab_array;
 
 /* What poslab_json writes: FULL adds the outputs and attention matrices;
@@ -151,8 +164,10 @@ void poslab_config_free(poslab_config *cfg);
 
 /* Parses `value` for option `key` and stores it in cfg. Keys are the CLI's
  * option names without dashes: a, b, dim, seed, scheme, scale, causal, rtol,
- * atol, sweep ("LO:HI:COUNT", or "" for none); the JSON config names
- * (sentence_a and sentence_b for a and b) are accepted too. On error cfg is
+ * atol, offset-a, offset-b, heads, sweep ("LO:HI:COUNT", or "" for none);
+ * the JSON config names (sentence_a, sentence_b, offset_a, offset_b) are
+ * accepted too. Checks that involve two options (heads must divide dim) wait
+ * for poslab_config_check, since options may come in any order. On error cfg is
  * left unchanged and `message` (if not NULL) receives one line such as
  * `dim: "513" is out of range; allowed: an integer from 1 to 512`. */
 poslab_status poslab_config_set(poslab_config *cfg, const char *key,
@@ -208,10 +223,22 @@ const poslab_option *poslab_option_at(int index);
 const char *poslab_options_json(void);
 
 /* The scale a run of cfg uses: the given one, or the scheme's default
- * (none and random 0.5, sinusoidal and rope 1). */
+ * (none and random 0.5, sinusoidal, rope and alibi 1). */
 double poslab_config_scale(const poslab_config *cfg);
 
 const char *poslab_scheme_name(poslab_scheme scheme);
+
+/* ALiBi's slope for head `head` (0-based) of `heads`: Press et al.'s
+ * get_slopes, 2^(-8(h+1)/heads) for a power of two (docs/experiment.md);
+ * NAN outside 1 <= heads <= POSLAB_MAX_HEADS, 0 <= head < heads. */
+double poslab_alibi_slope(int head, int heads);
+
+/* Rows first .. first+count-1 of the sinusoidal table for width dim into
+ * out (count x dim): PE[p, j] = sin or cos of p / 10000^(2 floor(j/2) / dim).
+ * The page draws why the scheme works from it. POSLAB_ERR_INPUT unless
+ * 0 <= first, 1 <= count, first + count <= POSLAB_MAX_OFFSET + POSLAB_MAX_TOKENS
+ * and 1 <= dim <= POSLAB_MAX_DIM. */
+poslab_status poslab_sinusoidal_table(int first, int count, int dim, double *out);
 
 /* A lab owns the working memory of runs; NULL when out of memory. */
 poslab_lab *poslab_create(void);

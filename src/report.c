@@ -250,8 +250,11 @@ const char *report_text(strbuf *b, const poslab_result *r) {
     sentence_line(b, "sentence A: ", &c->a);
     sentence_line(b, "sentence B: ", &c->b);
     printf_(b, "d %d, seed %u, ", c->dim, (unsigned)c->seed);
+    if (c->heads > 1) printf_(b, "%d heads, ", c->heads);
     if (c->scheme == POSLAB_SCHEME_NONE) puts_(b, "no positional information");
     else printf_(b, "%s positions at scale %.6g", poslab_scheme_name(c->scheme), c->scale);
+    /* only when set, so that the module's runs print as they always have */
+    if (c->offset_a || c->offset_b) printf_(b, ", A starts at position %d, B at %d", c->offset_a, c->offset_b);
     printf_(b, ", %s, rtol %g, atol %g\n\n", c->causal ? "causal mask" : "no mask", c->rtol, c->atol);
 
     for (int i = 0; i < r->pair_count; i++) {

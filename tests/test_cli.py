@@ -44,7 +44,8 @@ res = json.loads(run("--json").stdout)
 man = res["pairs"][2]
 check(res["config"] == {"sentence_a": ["dog", "bites", "man"], "sentence_b": ["man", "bites", "dog"],
                         "dim": 6, "seed": 2, "scheme": "random", "scale": 0.5, "causal": False,
-                        "rtol": 1e-05, "atol": 1e-08}, f"--json config {res['config']}")
+                        "rtol": 1e-05, "atol": 1e-08, "offset_a": 0, "offset_b": 0, "heads": 1},
+      f"--json config {res['config']}")
 check(man["word"] == "man" and man["index_a"] == 2 and man["index_b"] == 0 and man["allclose"] is False,
       f"--json man pair {man}")
 check(near(man["max_abs_diff"], 12.536657700122994, 12.5), f"man max_abs_diff {man}")
@@ -80,7 +81,18 @@ bad = [
     (["--dim", "6.5"], 'poslab: --dim: "6.5" is out of range; allowed: an integer from 1 to 512'),
     (["--seed", "-1"], 'poslab: --seed: "-1" is out of range; allowed: an integer from 0 to 4294967295'),
     (["--seed", "4294967296"], 'poslab: --seed: "4294967296" is out of range; allowed: an integer from 0 to 4294967295'),
-    (["--scheme", "learned"], 'poslab: --scheme: "learned" is not a scheme; allowed: none, random, sinusoidal, rope'),
+    (["--scheme", "learned"], 'poslab: --scheme: "learned" is not a scheme; allowed: none, random, sinusoidal, rope, alibi'),
+    (["--scheme", "ALIBI"], 'poslab: --scheme: "ALIBI" is not a scheme; allowed: none, random, sinusoidal, rope, alibi'),
+    (["--offset-a", "-1"], 'poslab: --offset-a: "-1" is out of range; allowed: an integer from 0 to 1024'),
+    (["--offset-b", "1025"], 'poslab: --offset-b: "1025" is out of range; allowed: an integer from 0 to 1024'),
+    (["--offset-a", "1.5"], 'poslab: --offset-a: "1.5" is out of range; allowed: an integer from 0 to 1024'),
+    (["--offset-b", "abc"], 'poslab: --offset-b: "abc" is out of range; allowed: an integer from 0 to 1024'),
+    (["--offset-b=1024"], None),
+    (["--heads", "0"], 'poslab: --heads: "0" is out of range; allowed: an integer from 1 to 8 that divides dim'),
+    (["--heads", "9"], 'poslab: --heads: "9" is out of range; allowed: an integer from 1 to 8 that divides dim'),
+    (["--heads", "4"], 'poslab: --heads: "4" does not divide dim 6; allowed: an integer from 1 to 8 that divides dim (1, 2, 3, 6)'),
+    (["--heads", "4", "--dim", "8"], None),
+    (["--dim", "8", "--heads", "3"], 'poslab: --heads: "3" does not divide dim 8; allowed: an integer from 1 to 8 that divides dim (1, 2, 4, 8)'),
     (["--scale", "nan"], 'poslab: --scale: "nan" is out of range; allowed: a finite number from 0 to 1e6'),
     (["--scale", "inf"], 'poslab: --scale: "inf" is out of range; allowed: a finite number from 0 to 1e6'),
     (["--scale", "-0.5"], 'poslab: --scale: "-0.5" is out of range; allowed: a finite number from 0 to 1e6'),
@@ -97,7 +109,7 @@ bad = [
     (["--sweep", "1:10:0"], 'poslab: --sweep: "1:10:0" is not a valid sweep; allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer from 1 to 1001'),
     (["--sweep", "1:10:1002"], 'poslab: --sweep: "1:10:1002" is not a valid sweep; allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer from 1 to 1001'),
     (["--sweep", "a:b:c"], 'poslab: --sweep: "a:b:c" is not a valid sweep; allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer from 1 to 1001'),
-    (["--colour"], "poslab: --colour is not an option; allowed: --a, --b, --dim, --seed, --scheme, --scale, --causal, --rtol, --atol, --sweep, --json, --full, --help"),
+    (["--colour"], "poslab: --colour is not an option; allowed: --a, --b, --dim, --seed, --scheme, --scale, --causal, --rtol, --atol, --offset-a, --offset-b, --heads, --sweep, --json, --full, --help"),
     (["--dim"], "poslab: --dim needs a value; see --help for what it takes"),
     (["stray"], 'poslab: unexpected argument "stray"; allowed: options such as --a TEXT (see --help)'),
 ]

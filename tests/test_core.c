@@ -267,7 +267,9 @@ static void test_option_table(void) {
     for (int i = 0; (o = poslab_option_at(i)); i++) {
         if (o->kind == POSLAB_KIND_INTEGER) {
             snprintf(want, sizeof want, "an integer from %.0f to %.0f", o->min, o->max);
-            CHECK(!strcmp(o->allowed, want), "%s: allowed \"%s\", its range says \"%s\"", o->name, o->allowed, want);
+            CHECK(!strncmp(o->allowed, want, strlen(want)) &&
+                      (!o->allowed[strlen(want)] || o->allowed[strlen(want)] == ' '),
+                  "%s: allowed \"%s\", its range says \"%s\"", o->name, o->allowed, want);
         }
         if (o->kind == POSLAB_KIND_CHOICE) { /* a new word must reach messages and usage */
             char bar[256] = "";
@@ -305,7 +307,7 @@ static void test_option_table(void) {
     /* hand-filled configs get the parser's words */
     const struct { const char *want; int which; } hand[] = {
         {"dim: 0 is out of range; allowed: an integer from 1 to 512", 0},
-        {"scheme: 9 is not a scheme; allowed: none, random, sinusoidal, rope", 1},
+        {"scheme: 9 is not a scheme; allowed: none, random, sinusoidal, rope, alibi", 1},
         {"a: 0 words given; allowed: 1 to 64 words", 2},
         {"causal: 2 is not a switch value; allowed: true or false", 3},
         {"rtol: -1 is out of range; allowed: a finite number >= 0", 4},
@@ -313,6 +315,9 @@ static void test_option_table(void) {
          "from 1 to 1001", 5},
         {"scale: nan is out of range; allowed: a finite number from 0 to 1e6", 6},
         {"b: word 1 is not valid UTF-8 (byte 0xff at byte 0 of the text); allowed: UTF-8 text", 7},
+        {"offset-b: 1025 is out of range; allowed: an integer from 0 to 1024", 8},
+        {"heads: \"5\" does not divide dim 6; allowed: an integer from 1 to 8 that divides dim (1, 2, 3, 6)", 9},
+        {"heads: 0 is out of range; allowed: an integer from 1 to 8 that divides dim", 10},
     };
     for (size_t t = 0; t < sizeof hand / sizeof hand[0]; t++) {
         poslab_config_default(&cfg);
@@ -325,6 +330,9 @@ static void test_option_table(void) {
         case 5: cfg.sweep_count = 5; cfg.sweep_lo = 0; cfg.sweep_hi = 1; break;
         case 6: cfg.scale = NAN; cfg.scale_given = 1; break;
         case 7: cfg.b.text[0] = (char)0xff; break;
+        case 8: cfg.offset_b = 1025; break;
+        case 9: cfg.heads = 5; break;
+        case 10: cfg.heads = 0; break;
         }
         msg[0] = 0;
         CHECK(poslab_config_check(&cfg, msg, sizeof msg) == POSLAB_ERR_INPUT && !strcmp(msg, hand[t].want),
@@ -340,8 +348,10 @@ static void test_option_table(void) {
     const jvalue *limits = json_get(&table, "limits");
     CHECK(limits && json_get(limits, "max_scale")->number == POSLAB_MAX_SCALE &&
               json_get(limits, "max_token_bytes")->number == POSLAB_MAX_TOKEN_BYTES, "limits");
-    CHECK(schemes && schemes->count == 4 && !strcmp(json_get(&schemes->items[3], "name")->string, "rope") &&
-              json_get(&schemes->items[3], "default_scale")->number == 1, "schemes");
+    CHECK(schemes && schemes->count == 5 && !strcmp(json_get(&schemes->items[3], "name")->string, "rope") &&
+              json_get(&schemes->items[3], "default_scale")->number == 1 &&
+              !strcmp(json_get(&schemes->items[4], "name")->string, "alibi") &&
+              json_get(&schemes->items[4], "default_scale")->number == 1, "schemes");
     int rows = 0;
     while (poslab_option_at(rows)) rows++;
     CHECK(options && options->count == rows, "one JSON row per option");
