@@ -367,8 +367,11 @@ const char *poslab_options_json(void) {
     const poslab_option *o;
     poslab_config_default(&defaults);
     begin(&b);
-    printf_(&b, "{\"limits\":{\"max_tokens\":%d,\"max_token_bytes\":%d,\"max_dim\":%d,\"max_sweep\":%d,\"max_scale\":",
-            POSLAB_MAX_TOKENS, POSLAB_MAX_TOKEN_BYTES, POSLAB_MAX_DIM, POSLAB_MAX_SWEEP);
+    printf_(&b,
+            "{\"limits\":{\"max_tokens\":%d,\"max_token_bytes\":%d,\"max_dim\":%d,\"max_sweep\":%d,"
+            "\"max_offset\":%d,\"max_heads\":%d,\"max_position\":%d,\"max_scale\":",
+            POSLAB_MAX_TOKENS, POSLAB_MAX_TOKEN_BYTES, POSLAB_MAX_DIM, POSLAB_MAX_SWEEP, POSLAB_MAX_OFFSET,
+            POSLAB_MAX_HEADS, POSLAB_MAX_OFFSET + POSLAB_MAX_TOKENS - 1);
     json_number(&b, POSLAB_MAX_SCALE);
     puts_(&b, "},\n\"schemes\":[");
     for (int k = 0; k < scheme_count(); k++) {

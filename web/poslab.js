@@ -22,11 +22,14 @@ export const CORE_FUNCTIONS = [
   '_poslab_config_new', '_poslab_config_free', '_poslab_config_set',
   '_poslab_create', '_poslab_destroy', '_poslab_run', '_poslab_json', '_poslab_result_array',
   '_poslab_threshold', '_poslab_status_text', '_poslab_options_json', '_poslab_heap_bytes_in_use',
+  '_poslab_sinusoidal_table', '_poslab_alibi_slope',
 ];
 
 const MESSAGE_BYTES = 320; // POSLAB_MESSAGE_BYTES
 const JSON_NO_SWEEP = 2;   // POSLAB_JSON_NO_SWEEP
-const ARRAY = { outputA: 0, outputB: 1, attentionA: 2, attentionB: 3, scales: 4, cosine: 5, allclose: 6 }; // poslab_array
+const ARRAY = { // poslab_array
+  outputA: 0, outputB: 1, attentionA: 2, attentionB: 3, scales: 4, cosine: 5, allclose: 6, scoresA: 7, scoresB: 8,
+};
 const ASCII_SPACE = /[ \t\n\r\f\v]/;
 
 // The compiled core. Over HTTP it compiles while the bytes arrive (and from
@@ -189,6 +192,13 @@ class Lab {
         result.output_b = this.matrix(ARRAY.outputB, b.length, dim);
         result.attention_a = this.matrix(ARRAY.attentionA, a.length, a.length);
         result.attention_b = this.matrix(ARRAY.attentionB, b.length, b.length);
+        // every head, head 0 first (the JSON's attention_a is head 0); the
+        // scores are before the softmax, null where the mask hides a word
+        const heads = result.config.heads;
+        result.attention_heads_a = this.stack(ARRAY.attentionA, heads, a.length);
+        result.attention_heads_b = this.stack(ARRAY.attentionB, heads, b.length);
+        result.scores_heads_a = this.stack(ARRAY.scoresA, heads, a.length);
+        result.scores_heads_b = this.stack(ARRAY.scoresB, heads, b.length);
       }
       return result;
     } finally {
@@ -212,6 +222,35 @@ class Lab {
       out[i] = row;
     }
     return out;
+  }
+
+  // `count` n x n matrices stored one after another, as matrix() gives one.
+  stack(which, count, n) {
+    const all = this.matrix(which, count * n, n);
+    return Array.from({ length: count }, (_, h) => all.slice(h * n, (h + 1) * n));
+  }
+
+  // The sinusoidal table's rows for positions first .. first+count-1 at
+  // width dim (poslab_sinusoidal_table): what the scheme adds, at scale 1.
+  sinusoidal(first, count, dim) {
+    this.check();
+    const out = this.core._malloc(Math.max(1, count * dim) * 8);
+    try {
+      if (!out) throw new Error('poslab: out of memory');
+      if (this.core._poslab_sinusoidal_table(first, count, dim, out) !== 0) {
+        throw new Error(`sinusoidal: rows ${first} to ${first + count - 1} at dim ${dim}; allowed: ` +
+                        `positions from 0 to ${this.options.limits.max_position}, dim from 1 to ${this.options.limits.max_dim}`);
+      }
+      const heap = this.core.HEAPF64;
+      return Array.from({ length: count }, (_, p) => Array.from(heap.subarray((out >> 3) + p * dim, (out >> 3) + (p + 1) * dim)));
+    } finally {
+      this.core._free(out);
+    }
+  }
+
+  // ALiBi's slope m for head `head` (0-based) of `heads` (poslab_alibi_slope).
+  alibiSlope(head, heads) {
+    return this.core._poslab_alibi_slope(head, heads);
   }
 
   // The sweep in the CLI's shape: row 0 of the core's arrays is the mean,
