@@ -102,6 +102,16 @@ static void json_matrix(strbuf *b, const double *m, int rows, int cols) {
     puts_(b, "]");
 }
 
+/* ,"name":[m0,m1,...]: `count` n x n matrices stored one after another. */
+static void json_heads(strbuf *b, const char *name, const double *m, int count, int n) {
+    printf_(b, ",\n\"%s\":[", name);
+    for (int h = 0; h < count; h++) {
+        if (h) puts_(b, ",");
+        json_matrix(b, m + (size_t)h * n * n, n, n);
+    }
+    puts_(b, "]");
+}
+
 static void json_figures(strbuf *b, const poslab_pair *p) {
     puts_(b, "\"allclose\":");
     json_bool(b, p->allclose);
@@ -203,6 +213,12 @@ const char *report_json(strbuf *b, const poslab_result *r, int flags) {
         json_matrix(b, r->attention_a, r->len_a, r->len_a);
         puts_(b, ",\n\"attention_b\":");
         json_matrix(b, r->attention_b, r->len_b, r->len_b);
+        /* every head (head 0 again first), and the scores before the
+           softmax, where a masked entry is -inf and so null */
+        json_heads(b, "attention_heads_a", r->attention_a, r->heads, r->len_a);
+        json_heads(b, "attention_heads_b", r->attention_b, r->heads, r->len_b);
+        json_heads(b, "scores_heads_a", r->scores_a, r->heads, r->len_a);
+        json_heads(b, "scores_heads_b", r->scores_b, r->heads, r->len_b);
     }
     puts_(b, "}\n");
     return finish(b);

@@ -99,7 +99,7 @@ test('a link with bad parts: defaults for them, and the notice lists them with t
   const page = store.fromHash('#dim=513&scheme=none&tour=9', { form, steps: STEPS, ignored: [extra] });
   assert.deepEqual(page.notice.map((n) => n.label), ['scheme', 'dim', 'tour step', 'hide']);
   assert.equal(page.notice[1].reason, 'allowed: an integer from 1 to 512');
-  assert.equal(page.notice[0].reason, 'allowed: random, sinusoidal, rope');
+  assert.equal(page.notice[0].reason, 'allowed: random, sinusoidal, rope, alibi');
   assert.equal(store.dismissNotice(page).notice.length, 0);
   assert.equal(store.reset(page, form).notice.length, 0);
 });

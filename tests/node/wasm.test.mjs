@@ -59,10 +59,12 @@ test('the wrapper calls exactly the functions src/exports.json exports', () => {
 test('the option table: parsed once, as the core writes it', () => {
   const { options, limits, schemes } = lab.options;
   assert.equal(lab.options, lab.options);
-  assert.deepEqual(limits, { max_tokens: 64, max_token_bytes: 64, max_dim: 512, max_sweep: 1001, max_scale: 1e6 });
+  assert.deepEqual(limits, { max_tokens: 64, max_token_bytes: 64, max_dim: 512, max_sweep: 1001,
+    max_offset: 1024, max_heads: 8, max_position: 1087, max_scale: 1e6 });
   assert.deepEqual(schemes.map((s) => [s.name, s.default_scale]),
-    [['none', 0.5], ['random', 0.5], ['sinusoidal', 1], ['rope', 1]]);
-  assert.deepEqual(options.map((o) => o.name), ['a', 'b', 'dim', 'seed', 'scheme', 'scale', 'causal', 'rtol', 'atol', 'sweep']);
+    [['none', 0.5], ['random', 0.5], ['sinusoidal', 1], ['rope', 1], ['alibi', 1]]);
+  assert.deepEqual(options.map((o) => o.name), ['a', 'b', 'dim', 'seed', 'scheme', 'scale', 'causal', 'rtol', 'atol',
+    'offset-a', 'offset-b', 'heads', 'sweep']);
   const dim = options.find((o) => o.name === 'dim');
   assert.deepEqual([dim.kind, dim.min, dim.max, dim.default, dim.allowed], ['integer', 1, 512, 6, 'an integer from 1 to 512']);
   assert.deepEqual(options.find((o) => o.name === 'scheme').values, ['none', 'random', 'sinusoidal', 'rope']);
