@@ -31,7 +31,7 @@ test('10,000 updates of changing size leave the heap as it was', async () => {
   const before = lab.heapBytesInUse();
   const memoryBefore = lab.memoryBytes();
   assert.ok(before > withoutLab, `the lab's buffers are in use (${before} > ${withoutLab} bytes)`);
-  const schemes = ['none', 'random', 'sinusoidal', 'rope'];
+  const schemes = ['none', 'random', 'sinusoidal', 'rope', 'alibi'];
   for (let i = 0; i < 10000; i++) {
     const n = 1 + Math.floor(rand() * 24);
     const config = {

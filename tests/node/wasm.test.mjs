@@ -67,7 +67,7 @@ test('the option table: parsed once, as the core writes it', () => {
     'offset-a', 'offset-b', 'heads', 'sweep']);
   const dim = options.find((o) => o.name === 'dim');
   assert.deepEqual([dim.kind, dim.min, dim.max, dim.default, dim.allowed], ['integer', 1, 512, 6, 'an integer from 1 to 512']);
-  assert.deepEqual(options.find((o) => o.name === 'scheme').values, ['none', 'random', 'sinusoidal', 'rope']);
+  assert.deepEqual(options.find((o) => o.name === 'scheme').values, ['none', 'random', 'sinusoidal', 'rope', 'alibi']);
   assert.equal(options.find((o) => o.name === 'rtol').max, null);
   assert.equal(options.find((o) => o.name === 'sweep').echo, false);
   // every row's allowed text is what a bad value's message says
