@@ -1,6 +1,7 @@
 /* The numerical kernels; see attention.h. Built with -ffp-contract=off and
  * without fast-math so that every operation rounds as NumPy's does. */
 #include "attention.h"
+#include "poslab.h"
 
 #include <math.h>
 
@@ -29,6 +30,28 @@ static void accumulate_rows(double *acc, const double *coef, const double *rows,
     }
 }
 
+/* accumulate_rows for rows that lie anywhere: acc[c] += coef[r] * rows[r][c]. */
+static void accumulate_gathered(double *acc, const double *coef, const double *const *rows, int nrows, int len) {
+    int r = 0;
+    for (; r + 4 <= nrows; r += 4) {
+        const double *r0 = rows[r], *r1 = rows[r + 1], *r2 = rows[r + 2], *r3 = rows[r + 3];
+        double a0 = coef[r], a1 = coef[r + 1], a2 = coef[r + 2], a3 = coef[r + 3];
+        for (int c = 0; c < len; c++) {
+            double t = acc[c];
+            t += a0 * r0[c];
+            t += a1 * r1[c];
+            t += a2 * r2[c];
+            t += a3 * r3[c];
+            acc[c] = t;
+        }
+    }
+    for (; r < nrows; r++) {
+        const double *row = rows[r];
+        double a = coef[r];
+        for (int c = 0; c < len; c++) acc[c] += a * row[c];
+    }
+}
+
 void matmul(double *out, const double *x, const double *w, int n, int k, int m) {
     /* i-p-j order streams rows of w; each out[i][j] still sums p in order */
     for (int i = 0; i < n; i++) {
@@ -52,16 +75,27 @@ void sinusoidal_encoding(double *pe, int first, int n, int d) {
     }
 }
 
-void rope_rotate(double *x, int n, int width, int ld, int first, double s) {
-    for (int i = 0; i < width / 2; i++) {
+void rope_angles(double *cosines, double *sines, int n, int width, int first, double s) {
+    const int pairs = width / 2;
+    for (int i = 0; i < pairs; i++) {
         double inv_freq = pow(10000.0, -(double)(2 * i) / width);
         for (int r = 0; r < n; r++) {
             double theta = (s * (first + r)) * inv_freq;
-            double c = cos(theta), sn = sin(theta);
-            double *row = x + (long)r * ld;
+            cosines[(long)r * pairs + i] = cos(theta);
+            sines[(long)r * pairs + i] = sin(theta);
+        }
+    }
+}
+
+void rope_rotate(double *x, int n, int width, int ld, const double *cosines, const double *sines) {
+    const int pairs = width / 2;
+    for (int r = 0; r < n; r++) {
+        double *row = x + (long)r * ld;
+        const double *c = cosines + (long)r * pairs, *sn = sines + (long)r * pairs;
+        for (int i = 0; i < pairs; i++) {
             double a = row[2 * i], b = row[2 * i + 1];
-            row[2 * i] = a * c - b * sn;
-            row[2 * i + 1] = a * sn + b * c;
+            row[2 * i] = a * c[i] - b * sn[i];
+            row[2 * i + 1] = a * sn[i] + b * c[i];
         }
     }
 }
@@ -114,10 +148,21 @@ void attention_apply(double *out, double *attn, const double *v, int n, int widt
         for (int j = visible; j < n; j++) row[j] = 0.0;
         /* normalise */
         for (int j = 0; j < visible; j++) row[j] /= sum;
-        /* weighted sum of values: o[c] = sum over j of row[j] v[j][c], in order of j */
+        /* weighted sum of values: o[c] = sum over j of row[j] v[j][c], in
+           order of j. A weight that underflowed to 0 (a peaked softmax, at
+           large magnitudes most of them) adds exactly nothing, so only the
+           others are summed, in the same order: the same bits, less work. */
         double *o = out + (long)i * ld;
+        double weight[POSLAB_MAX_TOKENS];
+        const double *used[POSLAB_MAX_TOKENS];
+        int count = 0;
+        for (int j = 0; j < visible; j++) {
+            if (row[j] == 0.0) continue;
+            weight[count] = row[j];
+            used[count++] = v + (long)j * ld;
+        }
         for (int c = 0; c < width; c++) o[c] = 0.0;
-        accumulate_rows(o, row, v, ld, visible, width);
+        accumulate_gathered(o, weight, used, count, width);
     }
 }
 

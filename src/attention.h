@@ -15,11 +15,15 @@ void add_scaled(double *out, const double *base, double s, const double *delta, 
 /* pe (n x d): rows first .. first+n-1 of the sinusoidal encoding,
  * PE[p, j] = sin or cos of p / 10000^(2 floor(j/2) / d). */
 void sinusoidal_encoding(double *pe, int first, int n, int d);
-/* Rotary position embedding of one head: x points at the head's first
- * column, rows are ld apart, and row r stands at position first + r. Column
- * pairs (2i, 2i+1), i < width/2, are rotated in place by the angle
- * s * position * 10000^(-2i/width); an odd last column stays. */
-void rope_rotate(double *x, int n, int width, int ld, int first, double s);
+/* Rotary position embedding's angles for rows that stand at positions
+ * first .. first+n-1, for a head of `width` columns: row r, pair i gets
+ * theta = s * position * 10000^(-2i/width); cosines and sines are
+ * n x (width/2). Every head and both Q and K share them. */
+void rope_angles(double *cosines, double *sines, int n, int width, int first, double s);
+/* Rotates one head in place by the angles of rope_angles: x points at the
+ * head's first column, rows are ld apart, and column pair (2i, 2i+1) of row
+ * r turns by theta[r][i]; an odd last column stays. */
+void rope_rotate(double *x, int n, int width, int ld, const double *cosines, const double *sines);
 /* scores (n x n) = q k^T / sqrt(width) for one head: q and k point at the
  * head's first column, rows ld apart, width columns. Each entry sums
  * c = 0..width-1 in order. With causal, entries j > i are -inf (masked).

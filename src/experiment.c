@@ -63,6 +63,7 @@ enum { /* one sentence's buffers; sentence B's follow A's */
 };
 enum { /* the shared buffers, after both sentences' */
     BUF_Q = 2 * SIDE_BUFFERS, BUF_K, BUF_V, BUF_KT,                        /* n x d: one pass's scratch */
+    BUF_COS, BUF_SIN,                                                      /* n x d/2: RoPE's angles */
     BUF_POS, BUF_PWQ, BUF_PWK, BUF_PWV,                                    /* rows x d: positions and P W */
     BUF_VECTORS, BUF_VWQ, BUF_VWK, BUF_VWV,                                /* vocab x d: one row per word */
     BUF_WQ, BUF_WK, BUF_WV,                                                /* d x d */
@@ -76,6 +77,7 @@ struct poslab_lab {
     int position_rows;              /* rows of pos and P W: see position_rows() */
     side a, b;
     double *q, *k, *v, *kt;         /* scratch for one forward pass */
+    double *cosines, *sines;        /* RoPE's angles for one forward pass */
     double *pos, *pwq, *pwk, *pwv;  /* the position table and its products */
     double *vectors, *vwq, *vwk, *vwv; /* the word vectors and theirs */
     double *wq, *wk, *wv;
@@ -179,6 +181,7 @@ static void fill_in_sizes(size_t sizes[BUFFERS], int n, int d, int heads, int ro
         s[SIDE_MEAN] = s[SIDE_TMP_MEAN] = s[SIDE_BAG] = (size_t)d;
     }
     sizes[BUF_Q] = sizes[BUF_K] = sizes[BUF_V] = sizes[BUF_KT] = nd;
+    sizes[BUF_COS] = sizes[BUF_SIN] = (size_t)n * (d / 2);
     sizes[BUF_POS] = sizes[BUF_PWQ] = sizes[BUF_PWK] = sizes[BUF_PWV] = (size_t)rows * d;
     sizes[BUF_VECTORS] = sizes[BUF_VWQ] = sizes[BUF_VWK] = sizes[BUF_VWV] = (size_t)vocab * d;
     sizes[BUF_WQ] = sizes[BUF_WK] = sizes[BUF_WV] = (size_t)d * d;
@@ -197,6 +200,7 @@ static void buffer_slots(poslab_lab *lab, double **slot[BUFFERS]) {
         s[SIDE_MEAN] = &sd->mean, s[SIDE_TMP_MEAN] = &sd->tmp_mean, s[SIDE_BAG] = &sd->bag;
     }
     slot[BUF_Q] = &lab->q, slot[BUF_K] = &lab->k, slot[BUF_V] = &lab->v, slot[BUF_KT] = &lab->kt;
+    slot[BUF_COS] = &lab->cosines, slot[BUF_SIN] = &lab->sines;
     slot[BUF_POS] = &lab->pos, slot[BUF_PWQ] = &lab->pwq, slot[BUF_PWK] = &lab->pwk, slot[BUF_PWV] = &lab->pwv;
     slot[BUF_VECTORS] = &lab->vectors, slot[BUF_VWQ] = &lab->vwq, slot[BUF_VWK] = &lab->vwk, slot[BUF_VWV] = &lab->vwv;
     slot[BUF_WQ] = &lab->wq, slot[BUF_WK] = &lab->wk, slot[BUF_WV] = &lab->wv;
@@ -388,9 +392,10 @@ static void forward(poslab_lab *lab, const side *sd, poslab_scheme scheme, doubl
     } else if (scheme == POSLAB_SCHEME_ROPE) {
         memcpy(lab->q, sd->xq, (size_t)n * d * sizeof(double));
         memcpy(lab->k, sd->xk, (size_t)n * d * sizeof(double));
+        rope_angles(lab->cosines, lab->sines, n, width, sd->offset, s);
         for (int h = 0; h < heads; h++) {
-            rope_rotate(lab->q + h * width, n, width, d, sd->offset, s);
-            rope_rotate(lab->k + h * width, n, width, d, sd->offset, s);
+            rope_rotate(lab->q + h * width, n, width, d, lab->cosines, lab->sines);
+            rope_rotate(lab->k + h * width, n, width, d, lab->cosines, lab->sines);
         }
         q = lab->q, k = lab->k;
     }
@@ -456,6 +461,15 @@ static poslab_status run_sweep(poslab_lab *lab, const poslab_config *c) {
                  : t == count - 1 ? c->sweep_hi
                  : pow(10.0, l0 + t * ((l1 - l0) / (count - 1)));
         lab->sweep_scales[t] = s;
+        /* without positions nothing depends on the scale: one point serves all */
+        if (c->scheme == POSLAB_SCHEME_NONE && t > 0) {
+            for (int row = 0; row <= lab->a.n; row++) {
+                size_t at = (size_t)row * count;
+                lab->sweep_cosine[at + t] = lab->sweep_cosine[at];
+                lab->sweep_allclose[at + t] = lab->sweep_allclose[at];
+            }
+            continue;
+        }
         forward_both_tmp(lab, c, s, poly);
         record(lab, 0, t, lab->a.tmp_mean, lab->b.tmp_mean, c);
         for (int i = 0; i < lab->a.n; i++) {

@@ -453,15 +453,29 @@ targets.push(['WebAssembly module under 50 KB', verdict(wasmBytes > 0 && wasmByt
 targets.push(['whole page under 300 KB', verdict(pageTotal.bytes < 300 * 1024),
               `${bytes(pageTotal.bytes)} bytes (${num(pageTotal.bytes / 1024, 3)} KiB); ` +
               `Chart.js alone ${bytes(chartBytes)}`]);
+// The page's targets (issue 6), at full speed and, as issue 13 asks, under
+// Chromium's CPU throttling, which stands for a machine half as fast.
+const keyBudget = (label) => (label.startsWith('(c)') ? 250 : 16);
 for (const row of page.rows) {
-  const large = row.label.startsWith('(c)');
   const each = (what) => row.rounds.map((r) => num(r[what], 3)).join(', ');
   const slider = roundP95(row, 'slider');
   const keys = roundP95(row, 'keys');
-  targets.push([`slider step p95 under 16 ms, ${row.label}`, verdict(slider < 16),
+  const cpu = row.throttle > 1 ? `, CPU ${row.throttle}x slower` : '';
+  targets.push([`slider step p95 under 16 ms, ${row.label}${cpu}`, verdict(slider < 16),
                 `p95 ${num(slider, 3)} ms (median of rounds: ${each('slider')})`]);
-  targets.push([`keystroke p95 under ${large ? 250 : 16} ms, ${row.label}`,
-                verdict(keys < (large ? 250 : 16)), `p95 ${num(keys, 3)} ms (median of rounds: ${each('keys')})`]);
+  targets.push([`keystroke p95 under ${keyBudget(row.label)} ms, ${row.label}${cpu}`,
+                verdict(keys < keyBudget(row.label)), `p95 ${num(keys, 3)} ms (median of rounds: ${each('keys')})`]);
+}
+for (const [label] of [['(b)'], ['(c)']]) {
+  const these = page.schemes.filter((r) => r.label.startsWith(label));
+  const worst = (what) => these.reduce((w, r) => (percentile(r[what], 95) > percentile(w[what], 95) ? r : w));
+  const s = worst('slider'), k = worst('keys');
+  const name = (r) => `${r.scheme}, ${r.heads} head${r.heads > 1 ? 's' : ''}`;
+  targets.push([`every scheme, 1 and 8 heads, ${these[0].label}, CPU ${page.rows.at(-1).throttle}x slower: slider p95 under 16 ms, ` +
+                `keystroke p95 under ${keyBudget(these[0].label)} ms`,
+                verdict(percentile(s.slider, 95) < 16 && percentile(k.keys, 95) < keyBudget(these[0].label)),
+                `slowest: slider p95 ${num(percentile(s.slider, 95), 3)} ms (${name(s)}), keystroke p95 ` +
+                `${num(percentile(k.keys, 95), 3)} ms (${name(k)})`]);
 }
 // Judged on the paint: a verdict in the DOM that is not yet on the screen
 // has not been rendered for anyone.
