@@ -21,12 +21,17 @@ const hashOf = (n, d, scheme = 'random', heads = 1) => `#a=${words(n).join('+')}
 // Chromium's CPU throttling (what DevTools' "2x slowdown" sets) stands for
 // a machine half as fast: the pool's older 2 GHz EPYCs measured about that.
 // It is set per page, before the page loads, so its start-up is slowed too.
+// Chromium cannot throttle a worker ("Operation is only supported for pages,
+// not workers"), and an unthrottled sweep worker would make a slow machine
+// look fast; so under throttling the worker is refused and the page computes
+// the chart on its own, throttled thread (as it does where workers fail).
 export const THROTTLE = 2;
 async function openPage(context, url, throttle) {
   const page = await context.newPage();
   if (throttle > 1) {
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: throttle });
+    await page.route('**/sweep_worker.js', (route) => route.abort());
   }
   await page.goto(url);
   await page.waitForFunction(() => {
