@@ -78,6 +78,7 @@ struct poslab_lab {
     side a, b;
     double *q, *k, *v, *kt;         /* scratch for one forward pass */
     double *cosines, *sines;        /* RoPE's angles for one forward pass */
+    struct { int valid, first, rows, width; double s; } angles; /* what they hold */
     double *pos, *pwq, *pwk, *pwv;  /* the position table and its products */
     double *vectors, *vwq, *vwk, *vwv; /* the word vectors and theirs */
     double *wq, *wk, *wv;
@@ -322,6 +323,7 @@ static poslab_status prepare(poslab_lab *lab, const poslab_config *c) {
     if (is_prepared(lab, c)) return POSLAB_OK;
     lab->prepared = 0;
     lab->have_result = 0; /* the arena is about to be reused */
+    lab->angles.valid = 0;
 
     const int d = c->dim, na = c->a.count, nb = c->b.count;
     const int n = na > nb ? na : nb;
@@ -392,7 +394,14 @@ static void forward(poslab_lab *lab, const side *sd, poslab_scheme scheme, doubl
     } else if (scheme == POSLAB_SCHEME_ROPE) {
         memcpy(lab->q, sd->xq, (size_t)n * d * sizeof(double));
         memcpy(lab->k, sd->xk, (size_t)n * d * sizeof(double));
-        rope_angles(lab->cosines, lab->sines, n, width, sd->offset, s);
+        /* both sentences usually start at the same position: B reuses A's angles */
+        if (!(lab->angles.valid && lab->angles.first == sd->offset && lab->angles.rows >= n &&
+              lab->angles.width == width && lab->angles.s == s)) {
+            int rows = lab->a.n > lab->b.n ? lab->a.n : lab->b.n;
+            rope_angles(lab->cosines, lab->sines, rows, width, sd->offset, s);
+            lab->angles.valid = 1, lab->angles.first = sd->offset, lab->angles.rows = rows;
+            lab->angles.width = width, lab->angles.s = s;
+        }
         for (int h = 0; h < heads; h++) {
             rope_rotate(lab->q + h * width, n, width, d, lab->cosines, lab->sines);
             rope_rotate(lab->k + h * width, n, width, d, lab->cosines, lab->sines);
