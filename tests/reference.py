@@ -35,11 +35,14 @@ DEFAULTS = {
     "causal": "false",
     "rtol": "1e-5",
     "atol": "1e-8",
+    "offset-a": "0",
+    "offset-b": "0",
+    "heads": "1",
 }
 # The scale's default depends on the scheme: the module's stand-in uses 0.5,
 # the real schemes are standard at 1. `none` ignores it; 0.5 is what is reported.
-DEFAULT_SCALE = {"none": 0.5, "random": 0.5, "sinusoidal": 1.0, "rope": 1.0}
-SCHEMES = ("none", "random", "sinusoidal", "rope")
+DEFAULT_SCALE = {"none": 0.5, "random": 0.5, "sinusoidal": 1.0, "rope": 1.0, "alibi": 1.0}
+SCHEMES = ("none", "random", "sinusoidal", "rope", "alibi")
 
 # ASCII whitespace only: a non-breaking space or an ideographic space is part of
 # a token, exactly as in the C tokenizer (which works on bytes, not code points).
@@ -75,6 +78,9 @@ def resolve(options):
         "causal": {"true": True, "false": False}[o["causal"]],
         "rtol": float(o["rtol"]),
         "atol": float(o["atol"]),
+        "offset_a": int(o["offset-a"]),
+        "offset_b": int(o["offset-b"]),
+        "heads": int(o["heads"]),
     }
     _check(cfg["scheme"] in SCHEMES, "scheme", cfg["scheme"], "|".join(SCHEMES))
     cfg["scale"] = float(o["scale"]) if "scale" in o else DEFAULT_SCALE[cfg["scheme"]]
@@ -88,6 +94,10 @@ def resolve(options):
     _check(0 <= cfg["scale"] <= 1e6, "scale", cfg["scale"], "0 to 1e6")
     _check(0 <= cfg["rtol"] < math.inf, "rtol", cfg["rtol"], "finite, >= 0")
     _check(0 <= cfg["atol"] < math.inf, "atol", cfg["atol"], "finite, >= 0")
+    for side in ("a", "b"):
+        _check(0 <= cfg["offset_" + side] <= 1024, "offset-" + side, cfg["offset_" + side], "0 to 1024")
+    _check(1 <= cfg["heads"] <= 8 and cfg["dim"] % cfg["heads"] == 0, "heads", cfg["heads"],
+           "1 to 8, dividing dim")
     cfg["sweep"] = sweep_scales(o["sweep"]) if "sweep" in o else None
     return cfg
 
@@ -114,8 +124,13 @@ def sweep_scales(spec):
 # Draws (NumPy's legacy RandomState; the C core reimplements it bit for bit)
 # --------------------------------------------------------------------------
 
-def draw(tokens_a, tokens_b, d, seed, scheme):
-    """Word vectors, Wq/Wk/Wv and (random only) the position table, in spec order."""
+def draw(tokens_a, tokens_b, d, seed, scheme, offset_a=0, offset_b=0):
+    """Word vectors, Wq/Wk/Wv and (random only) the position table, in spec order.
+
+    The table has a row for every position up to the end of the sentence
+    that reaches furthest, so a sentence starting at 1000 takes rows
+    1000 onwards of the same stream.
+    """
     np.random.seed(seed)
     vocab = {}
     for t in tokens_a + tokens_b:        # first appearance in A, then in B
@@ -124,7 +139,7 @@ def draw(tokens_a, tokens_b, d, seed, scheme):
     Wq, Wk, Wv = (np.random.randn(d, d) for _ in range(3))
     table = None
     if scheme == "random":               # drawn last, so other schemes share the draws above
-        table = np.random.randn(max(len(tokens_a), len(tokens_b)), d)
+        table = np.random.randn(max(offset_a + len(tokens_a), offset_b + len(tokens_b)), d)
     return vocab, Wq, Wk, Wv, table
 
 
@@ -132,29 +147,48 @@ def draw(tokens_a, tokens_b, d, seed, scheme):
 # Positional schemes and attention
 # --------------------------------------------------------------------------
 
-def sinusoidal_table(n, d):
-    """PE[p, j] = sin(p / 10000**(2*(j//2)/d)) for even j, cos(...) for odd j."""
-    p = np.arange(n, dtype=float)[:, None]
+def sinusoidal_table(first, n, d):
+    """Rows first .. first+n-1 of PE[p, j] = sin(p / 10000**(2*(j//2)/d)) (even j), cos (odd j)."""
+    p = np.arange(first, first + n, dtype=float)[:, None]
     j = np.arange(d)[None, :]
     angle = p / np.power(10000.0, 2 * (j // 2) / d)
     return np.where(j % 2 == 0, np.sin(angle), np.cos(angle))
 
 
-def rope(M, s):
-    """Rotate column pairs (2i, 2i+1) of row p by (s*p) * 10000**(-2i/d).
+def rope(M, s, first=0):
+    """Rotate column pairs (2i, 2i+1) of row r by (s*p) * 10000**(-2i/w), p = first + r.
 
-    An odd last column has no partner and is left alone.
+    w is M's own width (a head's, when there are several heads). An odd
+    last column has no partner and is left alone.
     """
-    n, d = M.shape
+    n, w = M.shape
     out = M.copy()
-    for p in range(n):
-        for i in range(d // 2):
-            theta = (s * p) * np.power(10000.0, -2 * i / d)
+    for r in range(n):
+        p = first + r
+        for i in range(w // 2):
+            theta = (s * p) * np.power(10000.0, -2 * i / w)
             c, sn = np.cos(theta), np.sin(theta)
-            a, b = M[p, 2 * i], M[p, 2 * i + 1]
-            out[p, 2 * i] = a * c - b * sn
-            out[p, 2 * i + 1] = a * sn + b * c
+            a, b = M[r, 2 * i], M[r, 2 * i + 1]
+            out[r, 2 * i] = a * c - b * sn
+            out[r, 2 * i + 1] = a * sn + b * c
     return out
+
+
+def get_slopes(n):
+    """ALiBi's head slopes, as Press et al.'s reference code computes them.
+
+    For a power of two n the slopes are a geometric series whose first
+    term and ratio are both 2**(-8/n). Otherwise: the slopes of the largest power of
+    two below n, then every other slope of twice that power, as many as
+    are missing.
+    """
+    def power_of_2(n):
+        start = 2 ** (-2 ** -(math.log2(n) - 3))
+        return [start * start ** i for i in range(n)]
+    if math.log2(n).is_integer():
+        return power_of_2(n)
+    closest = 2 ** math.floor(math.log2(n))
+    return power_of_2(closest) + get_slopes(2 * closest)[0::2][:n - closest]
 
 
 def softmax(x, axis=-1):
@@ -163,24 +197,45 @@ def softmax(x, axis=-1):
     return e / e.sum(axis=axis, keepdims=True)
 
 
-def self_attention(X, Wq, Wk, Wv, scheme, s, causal):
-    """One head as in the module; returns (out, attention matrix)."""
+def self_attention(X, Wq, Wk, Wv, scheme, s, causal, heads=1, first=0):
+    """The module's attention, split over `heads` heads of d/heads columns each.
+
+    Token i stands at position first + i. Returns (out, weights, scores):
+    the heads' outputs side by side (no output projection), and per head
+    the softmax weights and the scores before the softmax (-inf masked).
+    With one head this is the module's code line for line.
+    """
     Q, K, V = X @ Wq, X @ Wk, X @ Wv
-    if scheme == "rope":                 # RoPE acts on queries and keys only
-        Q, K = rope(Q, s), rope(K, s)
-    scores = Q @ K.T / np.sqrt(Q.shape[-1])
-    if causal:                           # position i may not look at j > i
-        scores[np.triu(np.ones(scores.shape, dtype=bool), k=1)] = -np.inf
-    A = softmax(scores, axis=-1)
-    return A @ V, A
+    n, d = X.shape
+    w = d // heads
+    position = first + np.arange(n)
+    slopes = get_slopes(heads)
+    out = np.zeros((n, d))
+    weights, all_scores = [], []
+    for h in range(heads):
+        cols = slice(h * w, (h + 1) * w)
+        q, k, v = Q[:, cols], K[:, cols], V[:, cols]
+        if scheme == "rope":             # RoPE acts on queries and keys only
+            q, k = rope(q, s, first), rope(k, s, first)
+        scores = q @ k.T / np.sqrt(w)
+        if scheme == "alibi":            # a penalty growing with the distance between the words
+            scores = scores - s * slopes[h] * np.abs(position[:, None] - position[None, :])
+        if causal:                       # position i may not look at j > i
+            scores[np.triu(np.ones(scores.shape, dtype=bool), k=1)] = -np.inf
+        A = softmax(scores, axis=-1)
+        out[:, cols] = A @ v
+        weights.append(A)
+        all_scores.append(scores)
+    return out, weights, all_scores
 
 
-def add_position(X, scheme, s, table):
+def add_position(X, scheme, s, table, first=0):
+    n = len(X)
     if scheme == "random":
-        return X + s * table[:len(X)]
+        return X + s * table[first:first + n]
     if scheme == "sinusoidal":
-        return X + s * sinusoidal_table(len(X), X.shape[1])
-    return X                             # none, and rope (which rotates Q and K instead)
+        return X + s * sinusoidal_table(first, n, X.shape[1])
+    return X                             # none, rope and alibi (which act inside attention)
 
 
 # --------------------------------------------------------------------------
@@ -243,7 +298,9 @@ def experiment(options, detail=False):
     """
     cfg = resolve(options)
     ta, tb, d = cfg["tokens_a"], cfg["tokens_b"], cfg["dim"]
-    vocab, Wq, Wk, Wv, table = draw(ta, tb, d, cfg["seed"], cfg["scheme"])
+    scheme, heads = cfg["scheme"], cfg["heads"]
+    first_a, first_b = cfg["offset_a"], cfg["offset_b"]
+    vocab, Wq, Wk, Wv, table = draw(ta, tb, d, cfg["seed"], scheme, first_a, first_b)
     X1 = np.array([vocab[t] for t in ta])
     X2 = np.array([vocab[t] for t in tb])
     rtol, atol = cfg["rtol"], cfg["atol"]
@@ -252,16 +309,16 @@ def experiment(options, detail=False):
     def run(s):
         # Same draws, only the positional scale changes (this is what a sweep varies).
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            out1, A1 = self_attention(add_position(X1, cfg["scheme"], s, table),
-                                      Wq, Wk, Wv, cfg["scheme"], s, cfg["causal"])
-            out2, A2 = self_attention(add_position(X2, cfg["scheme"], s, table),
-                                      Wq, Wk, Wv, cfg["scheme"], s, cfg["causal"])
+            out1, A1, S1 = self_attention(add_position(X1, scheme, s, table, first_a),
+                                          Wq, Wk, Wv, scheme, s, cfg["causal"], heads, first_a)
+            out2, A2, S2 = self_attention(add_position(X2, scheme, s, table, first_b),
+                                          Wq, Wk, Wv, scheme, s, cfg["causal"], heads, first_b)
             figs = [compare(out1[i], out2[j], rtol, atol, detail) if j is not None else None
                     for i, j in pairs]
             mean = compare(out1.mean(axis=0), out2.mean(axis=0), rtol, atol, detail)
-        return out1, out2, A1, A2, figs, mean
+        return out1, out2, A1, A2, S1, S2, figs, mean
 
-    out1, out2, A1, A2, figs, mean = run(cfg["scale"])
+    out1, out2, A1, A2, S1, S2, figs, mean = run(cfg["scale"])
     result = {
         "config": {
             "sentence_a": [t.decode("utf-8") for t in ta],
@@ -269,6 +326,7 @@ def experiment(options, detail=False):
             "dim": d, "seed": cfg["seed"], "scheme": cfg["scheme"],
             "scale": cfg["scale"], "causal": cfg["causal"],
             "rtol": rtol, "atol": atol,
+            "offset_a": first_a, "offset_b": first_b, "heads": heads,
         },
         "pairs": [],
         "unpaired_b": unpaired_b,
@@ -291,16 +349,20 @@ def experiment(options, detail=False):
         runs = [run(s) for s in cfg["sweep"]]
         result["sweep"] = {
             "scales": cfg["sweep"],
-            "mean": [_sweep_point(r[5]) for r in runs],
+            "mean": [_sweep_point(r[7]) for r in runs],
             # sweep.pairs[k] follows pairs[k]; an unpaired entry has no curve.
-            "pairs": [[_sweep_point(r[4][k]) for r in runs] if j is not None else []
+            "pairs": [[_sweep_point(r[6][k]) for r in runs] if j is not None else []
                       for k, (_, j) in enumerate(pairs)],
         }
 
     result["output_a"] = out1.tolist()
     result["output_b"] = out2.tolist()
-    result["attention_a"] = A1.tolist()
-    result["attention_b"] = A2.tolist()
+    result["attention_a"] = A1[0].tolist()      # head 0, as the module's single head
+    result["attention_b"] = A2[0].tolist()
+    result["attention_heads_a"] = [A.tolist() for A in A1]
+    result["attention_heads_b"] = [A.tolist() for A in A2]
+    result["scores_heads_a"] = [S.tolist() for S in S1]   # -inf (masked) becomes null
+    result["scores_heads_b"] = [S.tolist() for S in S2]
     return _finite(result)
 
 
