@@ -500,6 +500,21 @@ def _assert_reproducible(name, options):
         assert not noise or 16 * np.spacing(fig["b_max_abs"]) <= 1e-12, (name, fig)
 
 
+def _layout(x, depth=0):
+    """JSON with one line per matrix row (or small object) and one level of
+    indent per nesting, so that the committed file stays small and a
+    regenerated one diffs row by row."""
+    if not isinstance(x, (list, dict)) or all(not isinstance(v, (list, dict))
+                                              for v in (x.values() if isinstance(x, dict) else x)):
+        # allow_nan=False: any NaN/inf that escaped _finite() is a bug, not a fixture.
+        return json.dumps(x, ensure_ascii=False, allow_nan=False)
+    pad = " " * (depth + 1)
+    if isinstance(x, dict):
+        items = [f"{pad}{json.dumps(k, ensure_ascii=False)}: {_layout(v, depth + 1)}" for k, v in x.items()]
+        return "{\n" + ",\n".join(items) + "\n" + " " * depth + "}"
+    return "[\n" + ",\n".join(pad + _layout(v, depth + 1) for v in x) + "\n" + " " * depth + "]"
+
+
 def main():
     check_module_figures()
     cases = []
@@ -521,8 +536,7 @@ def main():
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "cases.json")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
-        # allow_nan=False: any NaN/inf that escaped _finite() is a bug, not a fixture.
-        json.dump(doc, f, indent=1, ensure_ascii=False, allow_nan=False)
+        f.write(_layout(doc))
         f.write("\n")
     print(f"wrote {path}: {len(cases)} cases, {os.path.getsize(path)} bytes")
 
