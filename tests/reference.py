@@ -477,6 +477,65 @@ def _cases():
     add("sweep_sinusoidal_causal_dim7", scheme="sinusoidal", causal="true", dim=7,
         sweep="1e-6:1e6:13")
     add("sweep_unpaired_random", a="dog bites man", b="man bites cat", sweep="1e-3:1:4")
+
+    # Offsets: word i of a sentence stands at position offset + i.
+    def at(a, b):
+        return {"offset-a": a, "offset-b": b}
+
+    # The shift test: one sentence twice, B five positions further on.
+    # Relative schemes cannot tell; absolute ones can.
+    shift = "the cat chased the mouse"
+    for scheme in SCHEMES:
+        add(f"shift_b5_{scheme}", a=shift, b=shift, dim=16, scheme=scheme, **at(0, 5))
+    add("offsets_random_3_7", **at(3, 7))
+    add("offsets_random_both_4", scheme="random", **at(4, 4))
+    add("offsets_random_b_before_a", a="a b c d", b="d a", causal="true", **at(9, 2))
+    add("offsets_random_gap", a="dog bites man", b="man bites dog", dim=4, **at(0, 20))
+    add("offsets_sinusoidal_2_11", a="the cat saw the dog", b="the dog saw the cat",
+        scheme="sinusoidal", **at(2, 11))
+    add("offsets_rope_causal", scheme="rope", causal="true", dim=8, **at(6, 1))
+    add("offsets_alibi_heads3", scheme="alibi", heads=3, **at(100, 3))
+    # The largest offset, for each scheme that reads positions.
+    add("offset_1024_random", **at(1024, 0))
+    add("offset_1024_sinusoidal", scheme="sinusoidal", dim=16, **at(1024, 1024))
+    add("offset_1024_rope", scheme="rope", dim=8, **at(1000, 1024))
+    add("offset_1024_alibi", scheme="alibi", heads=2, causal="true", **at(0, 1024))
+    add("sweep_sinusoidal_offsets", scheme="sinusoidal", sweep="1e-3:1e3:7", **at(5, 0))
+    add("sweep_random_offsets_heads2", heads=2, sweep="1e-2:10:5", causal="true", **at(2, 30))
+
+    # ALiBi: every head count, the powers of two and the others (3, 5, 6, 7
+    # take slopes from two series), with and without the mask.
+    alibi_dim = {1: 6, 2: 6, 3: 6, 4: 8, 5: 10, 6: 6, 7: 7, 8: 8}
+    for h, d in alibi_dim.items():
+        add(f"alibi_heads_{h}", scheme="alibi", heads=h, dim=d,
+            causal="true" if h % 2 else "false")
+    for s in ("0", "1e-3", "10", "100"):
+        add(f"alibi_scale_{s}", scheme="alibi", scale=s, heads=2)
+    add("alibi_reversal_dog_bites_man", scheme="alibi")
+    add("alibi_cat_mouse_d16", a="the cat chased the mouse", b="the mouse chased the cat",
+        dim=16, scheme="alibi")
+    add("sweep_alibi_heads3", scheme="alibi", heads=3, sweep="1e-3:1e3:13",
+        a="the cat saw the dog", b="the dog saw the cat")
+    add("sweep_alibi_causal_heads8", scheme="alibi", heads=8, dim=16, causal="true",
+        sweep="1e-2:1e2:7")
+    add("sweep_alibi_unpaired", scheme="alibi", a="dog bites man", b="man bites cat",
+        sweep="1e-3:1:4")
+
+    # Heads 1 to 8 with every scheme, the mask on for half of them. Widths
+    # d/H of 1, 2, 3 and 5, so RoPE meets heads with an odd last column.
+    heads_dim = {1: 5, 2: 6, 3: 9, 4: 8, 5: 10, 6: 12, 7: 7, 8: 24}
+    for h, d in heads_dim.items():
+        for k, scheme in enumerate(SCHEMES):
+            add(f"heads_{h}_{scheme}", scheme=scheme, heads=h, dim=d,
+                causal="true" if (h + k) % 2 else "false")
+    # RoPE on heads of odd width: 3, 7 and 1 columns.
+    add("rope_d15_heads5", scheme="rope", dim=15, heads=5, a="the cat saw the dog",
+        b="the dog saw the cat")
+    add("rope_d14_heads2_causal", scheme="rope", dim=14, heads=2, causal="true")
+    add("rope_d7_heads7_offsets", scheme="rope", dim=7, heads=7, **at(3, 40))
+    add("sweep_sinusoidal_heads4", scheme="sinusoidal", heads=4, dim=8, sweep="1e-4:1e2:7")
+    add("sweep_random_heads3_causal", heads=3, causal="true", sweep="1e-3:10:5")
+    add("sweep_rope_heads2_offsets", scheme="rope", heads=2, sweep="1e-2:1e2:5", **at(0, 7))
     return c
 
 

@@ -17,16 +17,15 @@ const CLI = `${root}build/native/poslab`;
 const RTOL = 1e-9, ATOL = 1e-12;
 const near = (got, want) => Math.abs(got - want) <= ATOL + RTOL * Math.abs(want);
 
-// Fixture options use the CLI's names; the wrapper takes the JSON config's.
+// Fixture options use the CLI's names ("a", "offset-a"); the wrapper takes
+// the JSON config's ("sentence_a", "offset_a"), which the option table pairs.
 function configOf(options) {
   const config = {};
   for (const [key, value] of Object.entries(options)) {
-    if (key === 'a') config.sentence_a = value;
-    else if (key === 'b') config.sentence_b = value;
-    else if (key === 'sweep') {
+    if (key === 'sweep') {
       const [lo, hi, count] = value.split(':').map(Number);
       config.sweep = { lo, hi, count };
-    } else config[key] = value;
+    } else config[lab.options.options.find((o) => o.name === key).json] = value;
   }
   return config;
 }
