@@ -3,7 +3,8 @@
 
 Usage (Debian's NumPy lives only in /usr/bin/python3):
 
-    /usr/bin/python3 tests/reference.py        # rewrites tests/fixtures/cases.json
+    /usr/bin/python3 tests/reference.py          # rewrites tests/fixtures/cases.json
+    /usr/bin/python3 tests/reference.py --check  # only checks the figures it must reproduce
 
 The numbers are defined by docs/experiment.md. This file computes them
 the plain NumPy way the course module does (X @ Wq, softmax minus the row max,
@@ -17,6 +18,7 @@ Fixture-only fields (the CLI does not print them):
     correct implementation may legitimately answer the other way.
 """
 
+import itertools
 import json
 import math
 import os
@@ -401,6 +403,49 @@ def check_module_figures():
     assert _near(man["cosine_distance"], 3.2350096464073275e-05, rel=1e-9), man
 
 
+SHIFT_SENTENCE = "the cat chased the mouse"
+
+
+def check_spec_figures():
+    """docs/experiment.md's figures for offsets and ALiBi, in NumPy."""
+    # ALiBi sees distances only, and a reversal keeps every distance.
+    rev = experiment({"scheme": "alibi"})
+    assert all(p["allclose"] for p in rev["pairs"]) and rev["mean"]["allclose"], rev["pairs"]
+    # With a repeated word the distances between partners change: the mean differs.
+    cat = experiment({"scheme": "alibi", "a": "the cat chased the mouse",
+                      "b": "the mouse chased the cat", "dim": "16"})
+    assert cat["mean"]["allclose"] is False, cat["mean"]
+
+    # The shift test: the same sentence, B five positions on (also with four
+    # heads and with the mask, which both sentences share).
+    relative = {"none": True, "rope": True, "alibi": True, "random": False, "sinusoidal": False}
+    for scheme, heads, causal in itertools.product(relative, ("1", "4"), ("false", "true")):
+        r = experiment({"scheme": scheme, "a": SHIFT_SENTENCE, "b": SHIFT_SENTENCE,
+                        "dim": "16", "offset-b": "5", "heads": heads, "causal": causal})
+        verdicts = [p["allclose"] for p in r["pairs"]]
+        assert verdicts == [relative[scheme]] * 5, (scheme, heads, causal, verdicts)
+        if scheme == "rope":
+            # RoPE's scores depend on j - i only: equal entry by entry, up to rounding.
+            sa, sb = (np.array(r[k], dtype=float) for k in ("scores_heads_a", "scores_heads_b"))
+            assert np.allclose(sa, sb, rtol=1e-9, atol=1e-12, equal_nan=True), np.nanmax(np.abs(sa - sb))
+
+    # A sentence at offset 5 stands where rows 5.. of one starting at 0 stand,
+    # and RoPE turns it as it turns those rows (the shift test cannot see
+    # an offset RoPE ignores: it would leave both sentences at 0).
+    M = np.random.RandomState(0).randn(3, 7)
+    padded = np.vstack([np.zeros((5, 7)), M])
+    assert np.array_equal(rope(M, 0.7, 5), rope(padded, 0.7)[5:])
+
+    # ALiBi's scores are the unbiased ones minus s * m_h * distance, per head.
+    opts = {"scheme": "alibi", "heads": "3", "offset-a": "7", "offset-b": "300"}
+    plain = experiment(dict(opts, scale="0"))
+    biased = experiment(dict(opts, scale="0.75"))
+    i, j = np.indices((3, 3))
+    for h, m in enumerate(get_slopes(3)):
+        diff = np.array(biased["scores_heads_a"][h]) - np.array(plain["scores_heads_a"][h])
+        assert np.allclose(diff, -0.75 * m * np.abs(i - j), rtol=0, atol=1e-12), (h, diff)
+
+
 # --------------------------------------------------------------------------
 # Fixture cases
 # --------------------------------------------------------------------------
@@ -576,6 +621,10 @@ def _layout(x, depth=0):
 
 def main():
     check_module_figures()
+    check_spec_figures()
+    if sys.argv[1:] == ["--check"]:      # CTest: the figures only, no fixture written
+        print("reference.py: the module's and docs/experiment.md's figures hold in NumPy")
+        return 0
     cases = []
     for name, options in _cases():
         _assert_reproducible(name, options)
@@ -586,10 +635,21 @@ def main():
         np.random.seed(seed)
         rng.append({"seed": seed, "randn": np.random.randn(12).tolist()})
 
+    # What the wrapper's lab.alibiSlope and lab.sinusoidal give (and the C
+    # functions beneath them): every head count's slopes, and sinusoidal
+    # rows up to the last position a sentence can reach (1024 + 63).
+    tables = {
+        "alibi_slopes": [get_slopes(h) for h in range(1, 9)],
+        "sinusoidal": [{"first": first, "count": count, "dim": d,
+                        "rows": sinusoidal_table(first, count, d).tolist()}
+                       for first, count, d in ((0, 4, 6), (1080, 8, 7), (517, 2, 33))],
+    }
+
     doc = {
         "generator": "tests/reference.py",
         "numpy_version": np.__version__,
         "rng": rng,
+        "tables": tables,
         "cases": cases,
     }
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "cases.json")
