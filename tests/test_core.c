@@ -6,6 +6,7 @@
  * Exits non-zero on any failure. The fixture cases are run here and their
  * JSON written to RESULTS.json; tests/compare.py (CTest: core_vs_numpy)
  * compares them with NumPy's, by the one rule the WebAssembly tests use too. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,6 +258,166 @@ static void test_extremes(poslab_lab *lab) {
           "a code point past U+10FFFF is refused");
 }
 
+/* ---- offsets, ALiBi and heads: docs/experiment.md's figures ------------- */
+
+static const char SHIFT_SENTENCE[] = "the cat chased the mouse";
+
+/* Every word of A has a partner and allclose with it is `want`. */
+static int every_pair(const poslab_result *r, int want) {
+    for (int i = 0; i < r->pair_count; i++)
+        if (r->pairs[i].index_b < 0 || r->pairs[i].allclose != want) return 0;
+    return 1;
+}
+
+static void test_alibi_reversal(poslab_lab *lab) {
+    /* ALiBi's bias sees only |i - j|, and reversing a sentence keeps every
+       distance between two words: nothing tells the reversal apart */
+    const char *reversal[] = {"scheme", "alibi", NULL};
+    const poslab_result *r = run(lab, reversal);
+    if (r) CHECK(every_pair(r, 1) && r->mean.allclose, "alibi, dog bites man / man bites dog: every word and the "
+                                                       "mean allclose (reversal keeps distances)");
+    /* with "the" twice the distances between partners change */
+    const char *cat[] = {"scheme", "alibi", "dim", "16", "a", "the cat chased the mouse",
+                         "b", "the mouse chased the cat", NULL};
+    r = run(lab, cat);
+    if (r) CHECK(!r->mean.allclose, "alibi, the cat chased the mouse / the mouse chased the cat, d 16: the means differ");
+}
+
+/* The same sentence in A and B, B five positions on: relative schemes
+ * cannot tell, absolute ones can. RoPE's scores, which depend on j - i
+ * alone, agree entry by entry up to rounding; none's and ALiBi's are the
+ * same arithmetic on the same numbers, so exactly equal. */
+static void test_shift(poslab_lab *lab) {
+    const struct { const char *scheme; int relative; } schemes[] = {
+        {"none", 1}, {"rope", 1}, {"alibi", 1}, {"random", 0}, {"sinusoidal", 0}};
+    const char *heads[] = {"1", "4"}, *causal[] = {"false", "true"};
+    for (int k = 0; k < 5; k++)
+        for (int h = 0; h < 2; h++)
+            for (int c = 0; c < 2; c++) {
+                const char *shift[] = {"scheme", schemes[k].scheme, "a", SHIFT_SENTENCE, "b", SHIFT_SENTENCE,
+                                       "dim", "16", "offset-b", "5", "heads", heads[h], "causal", causal[c], NULL};
+                const poslab_result *r = run(lab, shift);
+                if (!r) continue;
+                CHECK(every_pair(r, schemes[k].relative), "shift test, %s, %s heads, causal %s: every word %s",
+                      schemes[k].scheme, heads[h], causal[c], schemes[k].relative ? "True" : "False");
+                if (!schemes[k].relative) continue;
+                int agree = 1;
+                double worst = 0;
+                for (int e = 0; e < r->heads * r->len_a * r->len_a; e++) {
+                    double x = r->scores_a[e], y = r->scores_b[e];
+                    if (isinf(x) || isinf(y)) { agree &= x == y; continue; } /* masked in both */
+                    worst = fmax(worst, fabs(x - y));
+                    agree &= k == 1 ? near(x, y) : x == y;
+                }
+                CHECK(agree, "shift test, %s, %s heads, causal %s: A's and B's scores agree entry by entry "
+                      "(largest difference %.3g)", schemes[k].scheme, heads[h], causal[c], worst);
+            }
+}
+
+/* One head is exactly the module: with --heads 1 the JSON is byte for byte
+ * that of a run without it, also from a lab that ran more heads before. */
+static void test_one_head_is_the_module(void) {
+    const char *schemes[] = {"none", "random", "sinusoidal", "rope", "alibi"};
+    for (int k = 0; k < 5; k++) {
+        for (int c = 0; c < 2; c++) {
+            const char *causal = c ? "true" : "false";
+            const char *module[] = {"scheme", schemes[k], "causal", causal, "sweep", "1e-3:10:4", NULL};
+            const char *three[] = {"scheme", schemes[k], "causal", causal, "sweep", "1e-3:10:4", "heads", "3", NULL};
+            const char *one[] = {"scheme", schemes[k], "causal", causal, "sweep", "1e-3:10:4", "heads", "1", NULL};
+            poslab_lab *fresh = poslab_create(), *reused = poslab_create();
+            const char *want = run(fresh, module) ? poslab_json(fresh, POSLAB_JSON_FULL) : NULL;
+            const char *got = run(reused, three) && run(reused, one) ? poslab_json(reused, POSLAB_JSON_FULL) : NULL;
+            CHECK(want && got && !strcmp(want, got), "%s, causal %s: --heads 1 after --heads 3 prints the JSON of a "
+                  "run without --heads", schemes[k], causal);
+            poslab_destroy(fresh);
+            poslab_destroy(reused);
+        }
+    }
+}
+
+/* ALiBi's scores are the unbiased ones minus s m_h |i - j| (whatever the
+ * offsets), with NumPy's get_slopes from the fixtures; at scale 0 they are
+ * scheme none's exactly. */
+static void test_alibi_bias(poslab_lab *lab, const jvalue *slopes) {
+    const struct { const char *heads, *dim; } shapes[] = {{"1", "6"}, {"3", "6"}, {"5", "10"}, {"8", "8"}};
+    enum { N = 5, MAX = POSLAB_MAX_HEADS * N * N };
+    if (!slopes || slopes->count != POSLAB_MAX_HEADS) return; /* test_tables says so */
+    for (int k = 0; k < 4; k++) {
+        for (int c = 0; c < 2; c++) {
+            const char *causal = c ? "true" : "false";
+            const char *options[] = {"scheme", "none", "scale", "0.75", "heads", shapes[k].heads, "dim",
+                                     shapes[k].dim, "causal", causal, "a", "the cat saw the dog",
+                                     "b", "the dog saw the cat", "offset-a", "7", "offset-b", "300", NULL};
+            double plain[MAX], at_zero[MAX];
+            const poslab_result *r = run(lab, options);
+            if (!r) return;
+            const int heads = r->heads, count = heads * N * N;
+            memcpy(plain, r->scores_b, count * sizeof(double));
+            options[1] = "alibi", options[3] = "0";
+            if (!(r = run(lab, options))) return;
+            memcpy(at_zero, r->scores_b, count * sizeof(double));
+            CHECK(!memcmp(plain, at_zero, count * sizeof(double)), "alibi at scale 0 has scheme none's scores "
+                  "(%d heads, causal %s)", heads, causal);
+            options[3] = "0.75";
+            if (!(r = run(lab, options))) return;
+            const jvalue *m = &slopes->items[heads - 1];
+            CHECK(m->count == heads, "the fixtures hold %d slopes for %d heads", m->count, heads);
+            int ok = 1;
+            for (int h = 0; h < heads && m->count == heads; h++)
+                for (int i = 0; i < N; i++)
+                    for (int j = 0; j < N; j++) {
+                        int e = (h * N + i) * N + j;
+                        double want = -0.75 * m->items[h].number * abs(i - j), x = at_zero[e], y = r->scores_b[e];
+                        if (c && j > i) { ok &= isinf(x) && x < 0 && y == x; continue; }
+                        int close = fabs((y - x) - want) <= 4 * DBL_EPSILON * (fabs(x) + fabs(want));
+                        if (!close)
+                            printf("  head %d [%d][%d]: %.17g - %.17g, want %.17g\n", h, i, j, y, x, want);
+                        ok &= close;
+                    }
+            CHECK(ok, "alibi, %d heads, causal %s: scores at 0.75 minus scores at 0 are -0.75 m_h |i - j|", heads,
+                  causal);
+        }
+    }
+}
+
+/* poslab_alibi_slope and poslab_sinusoidal_table (lab.alibiSlope and
+ * lab.sinusoidal in the wrapper) against NumPy's. */
+static void test_tables(const jvalue *tables) {
+    const jvalue *slopes = json_get(tables, "alibi_slopes"), *sinusoidal = json_get(tables, "sinusoidal");
+    CHECK(slopes && slopes->count == POSLAB_MAX_HEADS, "the fixtures hold slopes for 1 to 8 heads");
+    for (int k = 0; slopes && k < slopes->count; k++)
+        for (int h = 0; h < slopes->items[k].count; h++) {
+            double want = slopes->items[k].items[h].number, got = poslab_alibi_slope(h, k + 1);
+            CHECK(got == want, "slope of head %d of %d: %.17g, NumPy's get_slopes gives %.17g", h, k + 1, got, want);
+        }
+    CHECK(isnan(poslab_alibi_slope(-1, 4)) && isnan(poslab_alibi_slope(4, 4)) && isnan(poslab_alibi_slope(0, 0)) &&
+              isnan(poslab_alibi_slope(0, 9)), "no slope outside 0 <= head < heads <= 8");
+    for (int t = 0; sinusoidal && t < sinusoidal->count; t++) {
+        const jvalue *s = &sinusoidal->items[t], *rows = json_get(s, "rows");
+        int first = (int)json_get(s, "first")->number, count = (int)json_get(s, "count")->number,
+            dim = (int)json_get(s, "dim")->number;
+        double *out = malloc((size_t)count * dim * sizeof *out);
+        if (!out) continue;
+        CHECK(poslab_sinusoidal_table(first, count, dim, out) == POSLAB_OK, "sinusoidal rows %d..%d", first,
+              first + count - 1);
+        for (int p = 0; p < count; p++)
+            for (int j = 0; j < dim; j++) {
+                double want = rows->items[p].items[j].number, got = out[p * dim + j];
+                CHECK(near(got, want), "PE[%d, %d] at dim %d: %.17g, NumPy %.17g", first + p, j, dim, got, want);
+            }
+        free(out);
+    }
+    double row[POSLAB_MAX_DIM];
+    const int last = POSLAB_MAX_OFFSET + POSLAB_MAX_TOKENS - 1; /* the furthest a word can stand */
+    CHECK(poslab_sinusoidal_table(last, 1, 4, row) == POSLAB_OK, "position %d has a row", last);
+    CHECK(poslab_sinusoidal_table(last + 1, 1, 4, row) == POSLAB_ERR_INPUT, "position %d has none", last + 1);
+    CHECK(poslab_sinusoidal_table(0, 1, 0, row) == POSLAB_ERR_INPUT &&
+              poslab_sinusoidal_table(0, 1, POSLAB_MAX_DIM + 1, row) == POSLAB_ERR_INPUT &&
+              poslab_sinusoidal_table(-1, 1, 4, row) == POSLAB_ERR_INPUT &&
+              poslab_sinusoidal_table(0, 0, 4, row) == POSLAB_ERR_INPUT,
+          "dim 0 and 513, a negative first row and no rows are refused");
+}
+
 /* ---- the option table -------------------------------------------------- */
 
 /* The table's text agrees with its numbers, and its JSON is the shape the
@@ -406,6 +567,15 @@ int main(int argc, char **argv) {
     test_threshold(lab);
     test_extremes(lab);
     test_option_table();
+    test_alibi_reversal(lab);
+    test_shift(lab);
+    test_one_head_is_the_module();
+    const jvalue *tables = json_get(&fixtures, "tables");
+    CHECK(tables != NULL, "the fixtures hold NumPy's tables");
+    if (tables) {
+        test_tables(tables);
+        test_alibi_bias(lab, json_get(tables, "alibi_slopes"));
+    }
     const jvalue *cases = json_get(&fixtures, "cases");
     int ncases = cases ? cases->count : 0;
     FILE *results = fopen(argv[2], "w");
