@@ -7,7 +7,7 @@ Usage (Debian's NumPy lives only in /usr/bin/python3):
 
 Each case draws a random configuration (words from a small vocabulary with
 repeats and non-ASCII tokens, every scheme, random dims, seeds, scales,
-tolerances, sometimes a sweep), runs the CLI with --json --full and compares
+tolerances, head counts and sentence offsets, sometimes a sweep), runs the CLI with --json --full and compares
 every field with reference.experiment(). The fixtures pin known cases; this
 script looks for the cases nobody thought of. The same --seed replays the same
 configurations, so a failure printed here can be reproduced exactly.
@@ -48,7 +48,7 @@ SHOW_MISMATCHES = 5
 # are raw bytes compared exactly.
 VOCAB = ["dog", "bites", "man", "the", "cat", "saw", "a", "Dog", "man.", "it's",
          "café", "naïve", "日本", "über", "🙂", "x"]
-SCHEMES = ["none", "random", "sinusoidal", "rope"]
+SCHEMES = ["none", "random", "sinusoidal", "rope", "alibi"]
 
 
 # --------------------------------------------------------------------------
@@ -76,10 +76,11 @@ def random_options(rng):
         words_b = [rng.choice(VOCAB) for _ in range(rng.randint(1, 12))]
     seed = rng.choice([rng.randint(0, 2**32 - 1)] * 8 + [0, 2, 2**32 - 1])
     scale = 0.0 if rng.random() < 0.1 else _log_uniform(rng, -6, 3)
+    dim = rng.randint(1, 40)
     options = {
         "a": _sentence(rng, words_a),
         "b": _sentence(rng, words_b),
-        "dim": str(rng.randint(1, 40)),
+        "dim": str(dim),
         "seed": str(seed),
         "scheme": rng.choice(SCHEMES),
         "scale": repr(scale),
@@ -90,6 +91,14 @@ def random_options(rng):
     if rng.random() < 0.25:
         options["rtol"] = repr(rng.choice([0.0, 1e-3, _log_uniform(rng, -12, -1)]))
         options["atol"] = repr(rng.choice([0.0, 1e-3, _log_uniform(rng, -12, -1)]))
+    # Heads: any count from 1 to 8 that divides d. Offsets: mostly none,
+    # otherwise anywhere up to the largest, often equal (sentences that
+    # start together share the position rows).
+    options["heads"] = str(rng.choice([h for h in range(1, 9) if dim % h == 0]))
+    if rng.random() < 0.5:
+        first = rng.choice([0, rng.randint(0, 20), rng.randint(0, 1024)])
+        options["offset-a"] = str(first)
+        options["offset-b"] = str(first if rng.random() < 0.3 else rng.choice([0, rng.randint(0, 1024)]))
     if rng.random() < 0.3:
         lo = _log_uniform(rng, -6, 0)
         hi = 10 ** rng.uniform(math.log10(lo), 3)
@@ -103,7 +112,10 @@ def cli_argv(cli, options):
             "--scheme", options["scheme"], "--scale", options["scale"]]
     if options["causal"] == "true":
         argv.append("--causal")
-    argv += ["--rtol", options["rtol"], "--atol", options["atol"]]
+    argv += ["--rtol", options["rtol"], "--atol", options["atol"], "--heads", options["heads"]]
+    for key in ("offset-a", "offset-b"):
+        if key in options:
+            argv += [f"--{key}", options[key]]
     if "sweep" in options:
         argv += ["--sweep", options["sweep"]]
     return argv + ["--json", "--full"]

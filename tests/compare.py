@@ -24,7 +24,9 @@ The rule (experiment.md, "Tolerance between implementations"):
     max_k(|a_k - b_k| - atol - rtol*|b_k|), is itself within 1e-12 + 1e-9*M:
     there a correct build may round the other way;
   * strings, nulls, other booleans and list lengths exactly; every field
-    the expected result has ("allclose_margin" aside) must be there.
+    the expected result has ("allclose_margin" aside) must be there. So
+    the per-head weights and scores of --full are held to the number rule,
+    and a score the mask hides must be null on both sides.
 """
 import json
 import sys
