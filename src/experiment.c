@@ -622,7 +622,9 @@ poslab_status poslab_threshold(poslab_lab *lab, const poslab_config *c, int pair
 }
 
 poslab_status poslab_sinusoidal_table(int first, int count, int dim, double *out) {
-    if (!out || first < 0 || count < 1 || first + count > POSLAB_MAX_OFFSET + POSLAB_MAX_TOKENS || dim < 1 ||
+    /* count against the room left after first: first + count could pass
+       INT_MAX (undefined) and wrap into the allowed range */
+    if (!out || first < 0 || count < 1 || count > POSLAB_MAX_OFFSET + POSLAB_MAX_TOKENS - first || dim < 1 ||
         dim > POSLAB_MAX_DIM)
         return POSLAB_ERR_INPUT;
     sinusoidal_encoding(out, first, count, dim);

@@ -7,6 +7,7 @@
  * JSON written to RESULTS.json; tests/compare.py (CTest: core_vs_numpy)
  * compares them with NumPy's, by the one rule the WebAssembly tests use too. */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -416,6 +417,11 @@ static void test_tables(const jvalue *tables) {
               poslab_sinusoidal_table(-1, 1, 4, row) == POSLAB_ERR_INPUT &&
               poslab_sinusoidal_table(0, 0, 4, row) == POSLAB_ERR_INPUT,
           "dim 0 and 513, a negative first row and no rows are refused");
+    /* first + count must not wrap around past INT_MAX into an allowed range */
+    CHECK(poslab_sinusoidal_table(INT_MAX, 1, 4, row) == POSLAB_ERR_INPUT &&
+              poslab_sinusoidal_table(INT_MAX - 1, 2, 4, row) == POSLAB_ERR_INPUT &&
+              poslab_sinusoidal_table(1, INT_MAX, 4, row) == POSLAB_ERR_INPUT,
+          "rows past INT_MAX are refused");
 }
 
 /* ---- the option table -------------------------------------------------- */

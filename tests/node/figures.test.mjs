@@ -92,4 +92,5 @@ test('lab.alibiSlope and lab.sinusoidal give NumPy\'s numbers', () => {
   const last = lab.options.limits.max_position;
   assert.equal(lab.sinusoidal(last, 1, 4).length, 1);
   assert.throws(() => lab.sinusoidal(last, 2, 4), /allowed: positions from 0 to 1087, dim from 1 to 512/);
+  assert.throws(() => lab.sinusoidal(2 ** 31 - 1, 1, 4), /allowed: positions from 0 to 1087/); // no wrap past 2^31
 });
