@@ -13,11 +13,13 @@
 static const char *const cli_flags[] = {"json", "full"};
 
 static const char description[] =
-    "Runs one self-attention head over sentences A and B with NumPy's draws and\n"
-    "compares each word's output in A with the same word's output in B as\n"
-    "np.allclose does. Defaults: \"dog bites man\" / \"man bites dog\", d 6, seed 2,\n"
-    "random positions at scale 0.5 (sinusoidal and rope: 1), no mask, rtol 1e-05,\n"
-    "atol 1e-08. Exit status: 0 done, 2 invalid input (one line on stderr).\n";
+    "Runs self-attention (one head, or several side by side) over sentences A and\n"
+    "B with NumPy's draws and compares each word's output in A with the same\n"
+    "word's output in B as np.allclose does. Defaults: \"dog bites man\" /\n"
+    "\"man bites dog\", d 6, seed 2, one head, both sentences from position 0,\n"
+    "random positions at scale 0.5 (sinusoidal, rope and alibi: 1), no mask,\n"
+    "rtol 1e-05, atol 1e-08. Exit status: 0 done, 2 invalid input (one line on\n"
+    "stderr).\n";
 
 /* Prints `item` after `*col` columns, wrapping greedily at 80 columns to a
  * line indented by `indent` spaces; at column `indent` it needs no space. */

@@ -61,6 +61,14 @@ check(len(res["output_a"]) == 3 and len(res["output_a"][0]) == 6 and len(res["at
       "--full matrices")
 check(all(abs(sum(row) - 1) < 1e-12 for row in res["attention_a"]), "attention rows sum to 1")
 
+# the settings line names heads and offsets only when they are not the module's
+line = run().stdout.decode().splitlines()[2]
+check(line == "d 6, seed 2, random positions at scale 0.5, no mask, rtol 1e-05, atol 1e-08",
+      f"settings line of the module's run: {line!r}")
+line = run("--heads", "3", "--scheme", "alibi", "--offset-b", "4").stdout.decode().splitlines()[2]
+check(line == "d 6, seed 2, 3 heads, alibi positions at scale 1, A starts at position 0, B at 4, "
+              "no mask, rtol 1e-05, atol 1e-08", f"settings line with heads and an offset: {line!r}")
+
 text = run("--b", "man bites cat").stdout.decode()
 check("no partner" in text and "not a reordering" in text, f"text notes unpaired words:\n{text}")
 
