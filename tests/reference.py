@@ -536,6 +536,9 @@ def _cases():
     add("offsets_random_both_4", scheme="random", **at(4, 4))
     add("offsets_random_b_before_a", a="a b c d", b="d a", causal="true", **at(9, 2))
     add("offsets_random_gap", a="dog bites man", b="man bites dog", dim=4, **at(0, 20))
+    add("offsets_random_overlap", a="a b c d", b="d c b", **at(1, 2))
+    add("offsets_sinusoidal_both_6_lengths_differ", a="a b c d e", b="e a", scheme="sinusoidal",
+        **at(6, 6))
     add("offsets_sinusoidal_2_11", a="the cat saw the dog", b="the dog saw the cat",
         scheme="sinusoidal", **at(2, 11))
     add("offsets_rope_causal", scheme="rope", causal="true", dim=8, **at(6, 1))
