@@ -180,9 +180,9 @@ def get_slopes(n):
     """ALiBi's head slopes, as Press et al.'s reference code computes them.
 
     For a power of two n the slopes are a geometric series whose first
-    term and ratio are both 2**(-8/n). Otherwise: the slopes of the largest power of
-    two below n, then every other slope of twice that power, as many as
-    are missing.
+    term and ratio are both 2**(-8/n). Any other n starts with the series
+    for the greatest power of two under it and fills up with the 1st, 3rd,
+    5th, ... terms of the series for twice that power.
     """
     def power_of_2(n):
         start = 2 ** (-2 ** -(math.log2(n) - 3))
@@ -202,7 +202,7 @@ def softmax(x, axis=-1):
 def self_attention(X, Wq, Wk, Wv, scheme, s, causal, heads=1, first=0):
     """The module's attention, split over `heads` heads of d/heads columns each.
 
-    Token i stands at position first + i. Returns (out, weights, scores):
+    The sentence begins at position `first`. Returns (out, weights, scores):
     the heads' outputs side by side (no output projection), and per head
     the softmax weights and the scores before the softmax (-inf masked).
     With one head this is the module's code line for line.
@@ -523,12 +523,12 @@ def _cases():
         sweep="1e-6:1e6:13")
     add("sweep_unpaired_random", a="dog bites man", b="man bites cat", sweep="1e-3:1:4")
 
-    # Offsets: word i of a sentence stands at position offset + i.
+    # Offsets: where each sentence's first word is.
     def at(a, b):
         return {"offset-a": a, "offset-b": b}
 
     # The shift test: one sentence twice, B five positions further on.
-    # Relative schemes cannot tell; absolute ones can.
+    # Schemes that see only distances cannot tell; those that add a vector per position can.
     shift = "the cat chased the mouse"
     for scheme in SCHEMES:
         add(f"shift_b5_{scheme}", a=shift, b=shift, dim=16, scheme=scheme, **at(0, 5))

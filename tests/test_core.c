@@ -284,10 +284,11 @@ static void test_alibi_reversal(poslab_lab *lab) {
     if (r) CHECK(!r->mean.allclose, "alibi, the cat chased the mouse / the mouse chased the cat, d 16: the means differ");
 }
 
-/* The same sentence in A and B, B five positions on: relative schemes
- * cannot tell, absolute ones can. RoPE's scores, which depend on j - i
- * alone, agree entry by entry up to rounding; none's and ALiBi's are the
- * same arithmetic on the same numbers, so exactly equal. */
+/* The same sentence in A and B, B five positions on: schemes that see
+ * only distances cannot tell, those that add a vector per position can.
+ * RoPE's scores, which depend on j - i alone, agree entry by entry up to
+ * rounding; none's and ALiBi's are the same arithmetic on the same
+ * numbers, so exactly equal. */
 static void test_shift(poslab_lab *lab) {
     const struct { const char *scheme; int relative; } schemes[] = {
         {"none", 1}, {"rope", 1}, {"alibi", 1}, {"random", 0}, {"sinusoidal", 0}};
