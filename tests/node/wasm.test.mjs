@@ -138,12 +138,19 @@ test('invalid config throws the CLI\'s words and the lab stays usable', () => {
     [{ sentence_a: '' }, ['--a', '']],
     [{ sentence_b: 'x'.repeat(65) }, ['--b', 'x'.repeat(65)]],
     [{ sentence_a: Array(65).fill('w').join(' ') }, ['--a', Array(65).fill('w').join(' ')]],
+    [{ offset_a: 1025 }, ['--offset-a', '1025']],
+    [{ offset_b: -1 }, ['--offset-b', '-1']],
+    [{ heads: 9 }, ['--heads', '9']],
+    [{ heads: 4 }, ['--heads', '4']],
+    [{ dim: 8, heads: 3 }, ['--dim', '8', '--heads', '3']],
   ];
   for (const [config, args] of cases) {
     const cli = spawnSync(CLI, args, { encoding: 'utf8' });
     assert.equal(cli.status, 2);
-    // the CLI names options with dashes ("--a"), the wrapper by field ("sentence_a")
-    const words = cli.stderr.trim().replace(/^poslab: --(a|b):/, (_, s) => `sentence_${s}:`).replace(/^poslab: --/, '');
+    // the CLI names options with dashes ("--a", "--offset-a"), the wrapper by
+    // field ("sentence_a", "offset_a"); the option table pairs the two
+    const words = cli.stderr.trim().replace(/^poslab: --([a-z-]+):/,
+      (_, name) => `${lab.options.options.find((o) => o.name === name).json}:`);
     assert.throws(() => lab.run(config), (e) => e instanceof Error && e.message === words, JSON.stringify(config));
   }
   assert.throws(() => lab.run({ colour: 'red' }), /"colour" is not a config field/);
