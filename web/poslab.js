@@ -234,6 +234,13 @@ class Lab {
   // width dim (poslab_sinusoidal_table): what the scheme adds, at scale 1.
   sinusoidal(first, count, dim) {
     this.check();
+    // C takes 32-bit ints: refuse what would be cut or wrapped on the way
+    const { max_position: last, max_dim: maxDim } = this.options.limits;
+    if (![first, count, dim].every(Number.isInteger) || first < 0 || count < 1 || first + count - 1 > last ||
+        dim < 1 || dim > maxDim) {
+      throw new Error(`sinusoidal: rows ${first} to ${first + count - 1} at dim ${dim}; allowed: positions from 0 ` +
+                      `to ${last}, dim from 1 to ${maxDim}`);
+    }
     const out = this.core._malloc(Math.max(1, count * dim) * 8);
     try {
       if (!out) throw new Error('poslab: out of memory');
@@ -250,6 +257,7 @@ class Lab {
 
   // ALiBi's slope m for head `head` (0-based) of `heads` (poslab_alibi_slope).
   alibiSlope(head, heads) {
+    if (!Number.isInteger(head) || !Number.isInteger(heads)) return NaN; // as the core says for a bad head
     return this.core._poslab_alibi_slope(head, heads);
   }
 

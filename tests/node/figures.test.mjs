@@ -93,4 +93,9 @@ test('lab.alibiSlope and lab.sinusoidal give NumPy\'s numbers', () => {
   assert.equal(lab.sinusoidal(last, 1, 4).length, 1);
   assert.throws(() => lab.sinusoidal(last, 2, 4), /allowed: positions from 0 to 1087, dim from 1 to 512/);
   assert.throws(() => lab.sinusoidal(2 ** 31 - 1, 1, 4), /allowed: positions from 0 to 1087/); // no wrap past 2^31
+  // numbers C would cut or wrap on the way to its 32-bit ints
+  assert.throws(() => lab.sinusoidal(2 ** 32 + 5, 1, 4), /allowed: positions from 0 to 1087/);
+  assert.throws(() => lab.sinusoidal(1.5, 1, 4), /allowed: positions/);
+  assert.throws(() => lab.sinusoidal(0, 1, 4.5), /dim from 1 to 512/);
+  assert.ok(Number.isNaN(lab.alibiSlope(0.5, 2)) && Number.isNaN(lab.alibiSlope(0, 2 ** 32 + 1)));
 });
