@@ -257,7 +257,9 @@ class Lab {
 
   // ALiBi's slope m for head `head` (0-based) of `heads` (poslab_alibi_slope).
   alibiSlope(head, heads) {
-    if (!Number.isInteger(head) || !Number.isInteger(heads)) return NaN; // as the core says for a bad head
+    // as the core answers a head that does not exist, before C's 32-bit ints could wrap it into one
+    if (![head, heads].every(Number.isInteger) || heads < 1 || heads > this.options.limits.max_heads ||
+        head < 0 || head >= heads) return NaN;
     return this.core._poslab_alibi_slope(head, heads);
   }
 
