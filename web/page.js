@@ -68,6 +68,9 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
         } catch (e) {
           if (e instanceof Error) chartFailed(key, e); // else: the worker broke; the page computes from now on
         }
+      } else if (model.cachedSweep(lab) === undefined && model.coarseSweep(lab) === undefined && model.wantsCoarse(lab)) {
+        // a long sweep on this thread: a first curve now, the rest after it is painted
+        try { model.computeCoarse(lab); } catch (e) { chartFailed(model.sweepKey(lab), e); }
       } else {
         computeChart(lab, { sweepOnly: model.cachedSweep(lab) === undefined });
       }
@@ -103,7 +106,9 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
       [sweep, threshold, meanThreshold] = cached();
       missing = false;
     }
-    plot.update({ sweep, result, state: lab, threshold: threshold ?? null, meanThreshold: meanThreshold ?? null, pending: missing });
+    const coarse = !sweep ? model.coarseSweep(lab) : undefined;
+    plot.update({ sweep: sweep ?? coarse, coarse: Boolean(coarse), result, state: lab, threshold: threshold ?? null,
+      meanThreshold: meanThreshold ?? null, pending: missing });
     if (missing) scheduleSweep();
   }
 

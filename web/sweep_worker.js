@@ -6,16 +6,23 @@
 //   request: {config, range (the sweep's), pairs: [pair, ...], sweep}
 //            sweep: the page's copy when it has one (it then needs only
 //            thresholds, and the worker does not sweep again), else null
-//   partial: {sweep, ms}, first, if the request had no sweep (so the page
-//            can draw the curves while the thresholds are computed)
+//            coarse: whether to send a coarse sweep first
+//   partial: {sweep, ms, coarse: true}, first, if asked for: COARSE_SWEEP's
+//            points, so that a long sweep shows a first curve early
+//   partial: {sweep, ms}, if the request had no sweep (so the page can
+//            draw the curves while the thresholds are computed)
 //   result:  [[pair, threshold], ...]
 import { createLab } from './poslab.js';
-import { thresholdFor } from './app/sweep.js';
+import { COARSE_SWEEP, thresholdFor } from './app/sweep.js';
 import { serveRequests } from './browser/sweeper.js';
 
 serveRequests(createLab(), (request, lab, partial) => {
-  const { config, range, pairs } = request;
+  const { config, range, pairs, coarse } = request;
   let { sweep } = request;
+  if (!sweep && coarse) {
+    const t0 = performance.now();
+    partial({ sweep: lab.run({ ...config, sweep: COARSE_SWEEP }).sweep, ms: performance.now() - t0, coarse: true });
+  }
   if (!sweep) {
     const t0 = performance.now();
     sweep = lab.run({ ...config, sweep: range }).sweep;

@@ -397,7 +397,11 @@ out();
 out('Measured with the Performance API inside the page (tests/bench/browser.mjs). A slider step is the input ' +
     'handler (new verdicts, table and chart, drawn before it returns) plus the style and layout it leaves owing, ' +
     'forced at the end. A keystroke changes a word, so the sweep is recomputed too: it is timed until the ' +
-    'chart.draw() that draws the new sweep returns, layout forced after it. Chromium runs headless with ' +
+    'chart.draw() that draws the new sweep returns, layout forced after it ("full curve"), and until the first ' +
+    'curve for the new words is drawn ("first curve"): a sweep expected to take over 60 ms shows a coarse curve ' +
+    '(every fifth magnitude, a fifth of the work) first, saying so in the caption. Under CPU throttling ' +
+    'the sweep worker is refused, since Chromium cannot throttle workers, and the page computes the chart on ' +
+    'its own throttled thread. Chromium runs headless with ' +
     'software rendering (--disable-gpu), which makes canvas drawing and the first paint slower than on a desktop, ' +
     'and without the omnibox popup that headless Chromium otherwise loads in a renderer of its own for every new ' +
     'page (tests/browser/harness.mjs says why).');
@@ -460,22 +464,26 @@ for (const row of page.rows) {
   const each = (what) => row.rounds.map((r) => num(r[what], 3)).join(', ');
   const slider = roundP95(row, 'slider');
   const keys = roundP95(row, 'keys');
+  const firsts = roundP95(row, 'firsts');
   const cpu = row.throttle > 1 ? `, CPU ${row.throttle}x slower` : '';
   targets.push([`slider step p95 under 16 ms, ${row.label}${cpu}`, verdict(slider < 16),
                 `p95 ${num(slider, 3)} ms (median of rounds: ${each('slider')})`]);
-  targets.push([`keystroke p95 under ${keyBudget(row.label)} ms, ${row.label}${cpu}`,
-                verdict(keys < keyBudget(row.label)), `p95 ${num(keys, 3)} ms (median of rounds: ${each('keys')})`]);
+  // Judged on the first curve for the new words: a long sweep draws a
+  // coarse one first (README: "The page in headless Chromium").
+  targets.push([`keystroke p95 under ${keyBudget(row.label)} ms (first curve), ${row.label}${cpu}`,
+                verdict(firsts < keyBudget(row.label)), `first curve p95 ${num(firsts, 3)} ms (median of rounds: ` +
+                `${each('firsts')}); full curve p95 ${num(keys, 3)} ms (median of rounds: ${each('keys')})`]);
 }
 for (const [label] of [['(b)'], ['(c)']]) {
   const these = page.schemes.filter((r) => r.label.startsWith(label));
   const worst = (what) => these.reduce((w, r) => (percentile(r[what], 95) > percentile(w[what], 95) ? r : w));
-  const s = worst('slider'), k = worst('keys');
+  const s = worst('slider'), k = worst('firsts'), full = worst('keys');
   const name = (r) => `${r.scheme}, ${r.heads} head${r.heads > 1 ? 's' : ''}`;
   targets.push([`every scheme, 1 and 8 heads, ${these[0].label}, CPU ${page.rows.at(-1).throttle}x slower: slider p95 under 16 ms, ` +
-                `keystroke p95 under ${keyBudget(these[0].label)} ms`,
-                verdict(percentile(s.slider, 95) < 16 && percentile(k.keys, 95) < keyBudget(these[0].label)),
-                `slowest: slider p95 ${num(percentile(s.slider, 95), 3)} ms (${name(s)}), keystroke p95 ` +
-                `${num(percentile(k.keys, 95), 3)} ms (${name(k)})`]);
+                `keystroke p95 (first curve) under ${keyBudget(these[0].label)} ms`,
+                verdict(percentile(s.slider, 95) < 16 && percentile(k.firsts, 95) < keyBudget(these[0].label)),
+                `slowest: slider p95 ${num(percentile(s.slider, 95), 3)} ms (${name(s)}), keystroke p95 to the first curve ` +
+                `${num(percentile(k.firsts, 95), 3)} ms (${name(k)}), to the full curve ${num(percentile(full.keys, 95), 3)} ms (${name(full)})`]);
 }
 // Judged on the paint: a verdict in the DOM that is not yet on the screen
 // has not been rendered for anyone.

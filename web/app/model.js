@@ -2,7 +2,7 @@
 // into the lab's config, runs the verdict on every change and the sweep only
 // when something other than the magnitude changed (both cached).
 import { MAX_SENTENCE_CHARS, NUL_PROBLEM, wordsOf } from './state.js';
-import { SWEEP, thresholdFor } from './sweep.js';
+import { SWEEP, COARSE_SWEEP, thresholdFor } from './sweep.js';
 
 // The ranges and the threshold search live in sweep.js, which the sweep
 // worker shares.
@@ -19,6 +19,11 @@ const wellFormed = (s) => (typeof s.toWellFormed === 'function' ? s.toWellFormed
 // computing. A longer one (64 words at d 512: ~0.4 s) waits for the verdicts
 // to be painted, so typing never stalls behind it.
 export const QUICK_CHART_MS = 20;
+// A sweep expected to take longer than this shows a coarse curve first
+// (COARSE_SWEEP, a fifth of the work). Before any sweep has been timed,
+// one of more than COARSE_WORK words² × d is expected to.
+export const COARSE_FIRST_MS = 60;
+const COARSE_WORK = 1e6;
 
 // The work of a sweep grows as words² × d (both sentences).
 const sweepWork = (state) => (wordsOf(state.a).length ** 2 + wordsOf(state.b).length ** 2) * state.dim;
@@ -49,6 +54,7 @@ export class Model {
     this.runs = new Cache(16);
     this.fulls = new Cache(8); // with outputs and attention matrices, for the open views
     this.sweeps = new Cache(8); // switching positions off and on again is free
+    this.coarse = new Cache(4); // first curves of long sweeps, until the sweep itself is cached
     this.thresholds = new Cache(64);
     this.msPerWork = null; // measured on the last chart data computed
     this.offThread = null; // the request it is computing: {key, promise, onSweep}
@@ -99,6 +105,24 @@ export class Model {
     return this.sweeps.get(this.sweepKey(state));
   }
 
+  // The coarse first curve for the state, if one was computed.
+  coarseSweep(state) {
+    return this.coarse.get(this.sweepKey(state));
+  }
+
+  // Whether the state's sweep is expected to take long enough to show a
+  // coarse curve first.
+  wantsCoarse(state) {
+    const work = sweepWork(state);
+    return this.msPerWork === null ? work > COARSE_WORK : this.msPerWork * work > COARSE_FIRST_MS;
+  }
+
+  // Computes the coarse first curve on this thread.
+  computeCoarse(state) {
+    const key = this.sweepKey(state);
+    return this.coarse.get(key) ?? this.coarse.set(key, this.lab.run({ ...this.configOf(state), sweep: COARSE_SWEEP }).sweep);
+  }
+
   // {scales, mean, pairs} at SWEEP's magnitudes; computed once per key.
   sweep(state) {
     const key = this.sweepKey(state);
@@ -141,9 +165,14 @@ export class Model {
     const work = sweepWork(state);
     const request = { key, onSweep: new Set([onSweep]) };
     const finished = () => { if (this.offThread === request) this.offThread = null; };
-    request.promise = call({ config: this.configOf(state), range: SWEEP, pairs, sweep }, (partial) => {
-      this.sweeps.set(key, partial.sweep);
-      this.msPerWork = partial.ms / work;
+    const coarse = !sweep && !this.coarse.get(key) && this.wantsCoarse(state);
+    request.promise = call({ config: this.configOf(state), range: SWEEP, pairs, sweep, coarse }, (partial) => {
+      if (partial.coarse) {
+        this.coarse.set(key, partial.sweep);
+      } else {
+        this.sweeps.set(key, partial.sweep);
+        this.msPerWork = partial.ms / work;
+      }
       request.onSweep.forEach((f) => f());
     }).then((thresholds) => {
       for (const [pair, value] of thresholds) this.thresholds.set(`${key}#${pair}`, value);

@@ -335,10 +335,11 @@ export function createPlot(figure, { maxScale }) {
       'below that it cannot tell the two apart.';
   }
 
-  // view: {sweep (undefined until computed), result, state, threshold (the
-  // plotted word's), meanThreshold, pending: true while the sweep or a
-  // threshold is still to come}
-  function update({ sweep, result, state, threshold, meanThreshold = null, pending }) {
+  // view: {sweep (undefined until computed), coarse (the sweep is the
+  // coarse first curve), result, state, threshold (the plotted word's),
+  // meanThreshold, pending: true while the sweep or a threshold is still
+  // to come}
+  function update({ sweep, coarse = false, result, state, threshold, meanThreshold = null, pending }) {
     const sel = Math.min(state.word, result.pairs.length - 1);
     const pair = result.pairs[sel];
     const word = `“${pair.word}”`;
@@ -387,6 +388,9 @@ export function createPlot(figure, { maxScale }) {
           'lie flat at rounding level.');
     }
     const parts = [];
+    if (coarse && sweep) {
+      parts.push(`A first, coarse curve: ${sweep.scales.length} of ${SWEEP.count} magnitudes; the rest are being computed.`);
+    }
     if (!paired) parts.push(`${word} has no partner in sentence B; only the sentence mean is drawn.`);
     if (known(threshold) && paired) parts.push(thresholdText(word, threshold));
     if (known(meanThreshold)) parts.push(thresholdText('the sentence mean', meanThreshold));
