@@ -7,6 +7,8 @@ import { viewUrl } from './views/embed.js';
 import { createVerdicts } from './views/verdicts.js';
 import { createControls, showFailure } from './views/controls.js';
 import { createTour } from './views/tour.js';
+import { createWhy } from './views/why.js';
+import { createWhyClaims } from './teach/why_claims.js';
 import { setText, setHidden, setAttr } from './views/dom.js';
 
 // Resolves once the page has had a frame to paint what it has; the plain
@@ -25,6 +27,8 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   const controls = createControls(doc, form);
   const verdicts = createVerdicts($('verdicts'));
   const tour = createTour($('tour'), tourActions);
+  const why = createWhy($('why'), () => render(store.get()));
+  const whyClaims = createWhyClaims(model.lab);
   // Created after the first render (panels) and once Chart.js has loaded (plot).
   let panels = null;
   let plot = null;
@@ -136,6 +140,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
       panels.baseline.render(result, lab);
       panels.exporter.render({ hasChart: Boolean(plot) });
     }
+    if (isOpen('why')) why.render(whyClaims(model.configOf(lab), why.choice()));
     if (plot && !view.hide.has('plot')) renderChart(page, result);
     doc.documentElement.dataset.ready = 'true';
   }
