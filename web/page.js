@@ -8,7 +8,8 @@ import { createVerdicts } from './views/verdicts.js';
 import { createControls, showFailure } from './views/controls.js';
 import { createTour } from './views/tour.js';
 import { createWhy } from './views/why.js';
-import { createWhyClaims } from './teach/why_claims.js';
+import { createOwnLabClaims } from './teach/why_claims.js';
+import { createLab } from './poslab.js';
 import { setText, setHidden, setAttr } from './views/dom.js';
 
 // Resolves once the page has had a frame to paint what it has; the plain
@@ -28,7 +29,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   const verdicts = createVerdicts($('verdicts'));
   const tour = createTour($('tour'), tourActions);
   const why = createWhy($('why'), () => render(store.get()));
-  const whyClaims = createWhyClaims(model.lab);
+  const whyClaims = createOwnLabClaims(createLab, () => render(store.get()));
   // Created after the first render (panels) and once Chart.js has loaded (plot).
   let panels = null;
   let plot = null;

@@ -77,6 +77,13 @@ async function axeIn(page, selector) {
   return violations;
 }
 
+// Opens the panel; its lab of its own starts on the first opening.
+async function openPanel(page, how = () => page.click('#why summary')) {
+  await how();
+  await settled(page);
+  await page.waitForSelector('#why .why-block:not([hidden])');
+}
+
 const pick = async (page, scheme) => {
   await page.check(`input[name="scheme"][value="${scheme}"]`);
   await settled(page);
@@ -92,8 +99,7 @@ test('closed, the panel computes nothing; opened, it follows the scheme picked a
   assert.equal(await filled(), 0, 'nor after a change');
   await page.uncheck('#positions');
   await settled(page);
-  await page.click('#why summary');
-  await settled(page);
+  await openPanel(page);
   let seen = await panel(page);
   assert.equal(seen.blocks, 1);
   assert.equal(seen.figure, 'No positional information');
@@ -116,7 +122,7 @@ test('closed, the panel computes nothing; opened, it follows the scheme picked a
 
 test('sinusoidal: the 16 x 16 dot products, constant diagonals, the rotation', async () => {
   const { page, done } = await open('/#pos=1&dim=8');
-  await page.click('#why summary');
+  await openPanel(page);
   await pick(page, 'sinusoidal');
   const seen = await panel(page);
   const claims = why(await pageConfig(page));
@@ -146,7 +152,7 @@ test('sinusoidal: the 16 x 16 dot products, constant diagonals, the rotation', a
 
 test('RoPE: the shift test word by word, and the absolute schemes failing it', async () => {
   const { page, done } = await open('/#pos=1&a=the+cat+chased+the+mouse&b=the+mouse+chased+the+cat&dim=16');
-  await page.click('#why summary');
+  await openPanel(page);
   await pick(page, 'rope');
   const seen = await panel(page);
   const claims = why(await pageConfig(page));
@@ -170,7 +176,7 @@ test('ALiBi: the bias matrix is -s·m·|i - j| and reads the same backwards', as
   // The panel's own list shows ALiBi whatever is picked above, at ALiBi's
   // default magnitude.
   const { page, done } = await open('/#pos=1');
-  await page.click('#why summary');
+  await openPanel(page);
   await page.selectOption('#why-scheme', 'alibi');
   await settled(page);
   let seen = await panel(page);
@@ -203,6 +209,16 @@ test('ALiBi: the bias matrix is -s·m·|i - j| and reads the same backwards', as
     await page.emulateMedia({ colorScheme });
     assert.deepEqual(await axeIn(page, '#why'), [], colorScheme);
   }
+
+  // A long sentence: the matrix shows its first 12 words, the checks all.
+  const long = Array.from({ length: 14 }, (_, i) => `w${i}`).join('+');
+  await page.evaluate((a) => { window.location.hash = `pos=1&scheme=alibi&a=${a}&b=${a}`; }, long);
+  await settled(page);
+  seen = await panel(page);
+  assert.equal(seen.bias.length, 12);
+  assert.ok(seen.bias.every((row) => row.length === 12));
+  assert.match(seen.text, /its first 12 of 14 words \(the checks below cover them all\)/);
+  assert.deepEqual(seen.badges, ['True', 'True', 'True']);
   await done();
 });
 
@@ -210,8 +226,7 @@ test('375 px, light and dark: every scheme fits the panel; the list is reachable
   for (const colorScheme of ['light', 'dark']) {
     const { page, done } = await open('/#pos=1&a=the+cat+chased+the+mouse&b=the+mouse+chased+the+cat', { width: 375, height: 812, colorScheme });
     await page.focus('#why summary');
-    await page.keyboard.press('Enter');
-    await settled(page);
+    await openPanel(page, () => page.keyboard.press('Enter'));
     await page.focus('#why-scheme');
     for (const scheme of ['none', 'random', 'sinusoidal', 'rope', 'alibi']) {
       await page.selectOption('#why-scheme', scheme);

@@ -10,7 +10,7 @@ const SITE = fileURLToPath(new URL('../../build/site/', import.meta.url));
 const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
 const { createLab } = await import(`${SITE}poslab.js`);
 const {
-  SPAN, SHIFT, isclose, compare, rotateBy, sinusoidalClaims, shiftTest, alibiClaims, createWhyClaims,
+  SPAN, SHIFT, isclose, compare, rotateBy, sinusoidalClaims, shiftTest, alibiClaims, createWhyClaims, createOwnLabClaims,
 } = await import(`${WEB}teach/why_claims.js`);
 const lab = await createLab();
 
@@ -169,12 +169,14 @@ test('ALiBi: a sentence and its reversal give the same outputs, unless the causa
   }
 });
 
-// A lab that counts the runs the claims ask for.
+// A lab that counts the runs the claims ask for (and keeps their configs).
 function counting() {
   const calls = { run: 0, sinusoidal: 0 };
+  const configs = [];
   const proxy = {
     options: lab.options,
-    run: (c) => { calls.run++; return lab.run(c); },
+    configs,
+    run: (c) => { calls.run++; configs.push(c); return lab.run(c); },
     sinusoidal: (...a) => { calls.sinusoidal++; return lab.sinusoidal(...a); },
     alibiSlope: (...a) => lab.alibiSlope(...a),
   };
@@ -218,9 +220,43 @@ test('createWhyClaims: memoised by what each claim reads, so the panel costs not
   // a new d: everything again
   why(config({ dim: 8, scheme: 'sinusoidal' }));
   assert.deepEqual(calls, { run: 6, sinusoidal: 2 });
-  // ALiBi: three runs (at s, at 0, reversed) and the shift test
+  // ALiBi: two runs (at s, at 0: A reversed is sentence B of both), and
+  // one with the mask on (the outputs with the mask, the bias without);
+  // a slider step needs only the run at s again
   why(config({ scheme: 'alibi' }));
-  assert.equal(calls.run, 10);
+  assert.equal(calls.run, 8);
   why(config({ scheme: 'alibi', sentence_b: 'dog' }));
+  assert.equal(calls.run, 8);
+  why(config({ scheme: 'alibi', causal: true }));
   assert.equal(calls.run, 10);
+  why(config({ scheme: 'alibi', scale: 2 }));
+  assert.equal(calls.run, 11);
+});
+
+test('ALiBi\'s runs differ only in scale and mask, so the core draws and projects once for them', () => {
+  const { proxy } = counting();
+  for (const causal of [false, true]) {
+    proxy.configs.length = 0;
+    alibiClaims(proxy, config({ heads: 2, offset_a: 4, causal }), 2, 1);
+    assert.equal(proxy.configs.length, causal ? 3 : 2);
+    const family = proxy.configs.map(({ scale, causal: mask, ...rest }) => JSON.stringify(rest));
+    assert.equal(new Set(family).size, 1, family.join('\n'));
+  }
+});
+
+test('createOwnLabClaims: null until its own lab is made, then the claims; a failure is returned, not thrown', async () => {
+  let readyCalls = 0;
+  const made = [];
+  const own = createOwnLabClaims(async () => { made.push(1); return createLab(); }, () => { readyCalls++; });
+  assert.equal(own(config(), {}), null);
+  assert.equal(own(config(), {}), null);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(made.length, 1, 'one lab');
+  assert.equal(readyCalls, 1);
+  assert.equal(own(config(), {}).shift.allclose, true);
+  const broken = createOwnLabClaims(() => Promise.reject(new Error('no WebAssembly')), () => { readyCalls++; });
+  assert.equal(broken(config(), {}), null);
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(readyCalls, 2);
+  assert.equal(broken(config(), {}).failed.message, 'no WebAssembly');
 });

@@ -14,6 +14,10 @@
 //               against -s·m·|i - j|, and against itself read backwards;
 //               sentence A's outputs against those of A reversed
 //   random/none the shift test only: nothing else to explain
+//
+// The panel runs these on a lab of its own (createOwnLabClaims).
+
+import { wordsOf } from '../app/state.js';
 
 // Positions 0 .. SPAN-1 in the sinusoidal heatmap.
 export const SPAN = 16;
@@ -138,31 +142,37 @@ export function shiftTest(lab, config, scheme, scale) {
 // ---- ALiBi -------------------------------------------------------------------
 
 // The bias head `head` adds to sentence A's scores: the scores at `scale`
-// minus the scores at 0 (ALiBi's term is the only thing the scale moves).
-// The mask is left off so that every pair of words has a bias.
-export function alibiClaims(lab, config, scale, head) {
-  const base = { ...config, scheme: 'alibi', causal: false, full: true };
-  const on = lab.run({ ...base, scale });
-  const off = lab.run({ ...base, scale: 0 });
+// minus the scores at 0 (ALiBi's term is the only thing the scale moves),
+// with the mask off so that every pair of words has a bias; and sentence A
+// against A read backwards, word i against word n-1-i (not the verdicts'
+// pairing, which matches repeated words by their order of occurrence),
+// with the page's mask. Every run has the same words, offsets and heads:
+// the core then draws and projects once, and each run is only the
+// forward pass (a slider step at 64 words and d 512 costs milliseconds, not
+// the ~45 ms of fresh projections). `remember(key, make)` may keep the run
+// at scale 0, which no slider step changes.
+export function alibiClaims(lab, config, scale, head, remember = (key, make) => make()) {
+  const words = Array.isArray(config.sentence_a) ? config.sentence_a : wordsOf(config.sentence_a);
+  const base = {
+    ...config, sentence_b: [...words].reverse(), offset_b: config.offset_a ?? 0, scheme: 'alibi', full: true,
+  };
+  const on = lab.run({ ...base, scale, causal: false });
+  const atZero = remember(JSON.stringify(['alibi at 0', { ...base, causal: false }]),
+    () => lab.run({ ...base, scale: 0, causal: false }).scores_heads_a);
+  const back = config.causal ? lab.run({ ...base, scale }) : on;
   const { heads, rtol, atol, offset_a: offset } = on.config;
   const h = Math.min(Math.max(0, head), heads - 1);
   const S = on.scores_heads_a[h];
-  const Z = off.scores_heads_a[h];
+  const Z = atZero[h];
   const bias = S.map((row, i) => row.map((v, j) => v - Z[i][j]));
   const slope = lab.alibiSlope(h, heads);
   const s = on.config.scale;
   const formula = bias.map((row, i) => row.map((_, j) => -s * slope * Math.abs(i - j)));
   const n = bias.length;
   const reversed = bias.map((row, i) => row.map((_, j) => bias[n - 1 - i][n - 1 - j]));
-  // What that means for the outputs: sentence A against A read backwards,
-  // word i against word n-1-i (not the verdicts' pairing, which matches
-  // repeated words by their order of occurrence), with the page's mask.
-  const back = lab.run({
-    ...config, sentence_b: [...on.config.sentence_a].reverse(), scheme: 'alibi', scale, full: true,
-  });
   const outputs = compare(back.output_a, back.output_a.map((_, i) => back.output_b[n - 1 - i]), rtol, atol);
   return {
-    words: on.config.sentence_a,
+    words,
     offset: offset ?? 0,
     head: h,
     heads,
@@ -198,8 +208,9 @@ function memo(size) {
 
 // The claims for one scheme, memoised by what each depends on: the
 // sinusoidal facts by d and the tolerances; the shift test and the ALiBi
-// bias by sentence A, d, seed, heads, mask, offset, magnitude and the
-// tolerances (and the head shown) (never by sentence B, the word followed or the chart).
+// facts by sentence A, d, seed, heads, mask, offset, magnitude and the
+// tolerances (and ALiBi's by the head shown), never by sentence B, the word
+// followed or the chart.
 //
 //   const why = createWhyClaims(lab);
 //   why(config, { scheme: 'rope', head: 0 })   // config: the page's lab config
@@ -225,10 +236,33 @@ export function createWhyClaims(lab) {
     }
     if (shown === 'alibi') {
       out.alibi = cached(JSON.stringify(['alibi', scaleOf('alibi'), head, inputs]),
-        () => alibiClaims(lab, inputs, scaleOf('alibi'), head));
+        () => alibiClaims(lab, inputs, scaleOf('alibi'), head, cached));
     }
-    out.shift = shift(shown);
+    // ALiBi's block leaves the shift test out: its runs (other words in B)
+    // would make the core project again on every slider step.
+    if (shown !== 'alibi') out.shift = shift(shown);
     if (shown === 'rope') out.contrast = CONTRAST.map(shift);
     return out;
+  };
+}
+
+// createWhyClaims on a lab of the panel's own, made by makeLab() (a
+// promise) on the first call: the core keeps the projections of its last
+// run's words, so runs for the panel on the page's lab would make the
+// page's next verdict project again (~45 ms at 64 words and d 512). Until
+// the lab is there, calls return null, and ready() is called once it is
+// (or once it failed: then calls return {failed: the Error}).
+export function createOwnLabClaims(makeLab, ready) {
+  let claims = null;
+  let failure = null;
+  let started = false;
+  return (config, choice) => {
+    if (failure) return { failed: failure };
+    if (claims) return claims(config, choice);
+    if (!started) {
+      started = true;
+      makeLab().then((lab) => { claims = createWhyClaims(lab); }, (e) => { failure = e; }).then(ready);
+    }
+    return null;
   };
 }

@@ -67,6 +67,8 @@ function heatTable(id, scrolls) {
     box.setAttribute('aria-labelledby', caption.id);
   }
   let key = '';
+  let drawn = null;
+  let shades = [];
   const label = (tag, scope, { main, sub, hidden }) => {
     const th = el(tag, scope === 'col' ? 'col' : 'row');
     th.scope = scope;
@@ -77,7 +79,10 @@ function heatTable(id, scrolls) {
   return {
     nodes: [caption, box],
     caption,
-    fill(head, side, corner, cells, visible) {
+    // source: the claims drawn (the same object again: nothing to do)
+    fill(source, head, side, corner, cells, visible) {
+      if (source === drawn) return;
+      drawn = source;
       const k = JSON.stringify([head, side]);
       if (k !== key) {
         const top = el('tr');
@@ -94,12 +99,18 @@ function heatTable(id, scrolls) {
         thead.append(top);
         table.replaceChildren(thead, body);
         key = k;
+        shades = [];
       }
       const rows = table.tBodies[0].rows;
       side.forEach((_, i) => head.forEach((__, j) => {
         const cell = rows[i].cells[j + 1];
         const { w, text } = cells(i, j);
-        cell.style.setProperty('--w', String(w));
+        // a style write restyles the cell even with the same value
+        const at = i * head.length + j;
+        if (shades[at] !== w) {
+          cell.style.setProperty('--w', String(w));
+          shades[at] = w;
+        }
         if (visible) setText(cell, text);
         else if (cell.textContent !== text) cell.replaceChildren(el('span', 'visually-hidden', text));
       }));
@@ -147,6 +158,10 @@ function shiftTable() {
 
 const para = (className, text) => el('p', className, text);
 
+// ALiBi's matrix shows at most this many words: more would not be read,
+// only scrolled, and would cost every slider step a restyle of n² cells.
+const SHOWN = 12;
+
 // ---- one block per scheme ------------------------------------------------------
 
 function sinusoidalBlock() {
@@ -169,7 +184,7 @@ function sinusoidalBlock() {
         `${sig(s.max, 3)} (darkest)`);
       const span = s.max - s.min || 1;
       const ticks = Array.from({ length: n }, (_, k) => ({ main: String(k), hidden: k % 5 !== 0 }));
-      grid.fill(ticks, ticks, 'rows: position p; columns: position q',
+      grid.fill(s, ticks, ticks, 'rows: position p; columns: position q',
         (p, q) => ({ w: (s.dots[p][q] - s.min) / span, text: sig(s.dots[p][q], 3) }), false);
       const d = s.diagonals;
       diagonals.set(d.allclose, d.allclose
@@ -181,7 +196,8 @@ function sinusoidalBlock() {
       const r = s.rotation;
       setHidden(rotation.line, !r);
       if (r) {
-        rotation.set(r.allclose, `Moving ${s.shift} positions is one fixed rotation. From PE(${s.shift}) alone ` +
+        rotation.set(r.allclose, `Moving ${s.shift} positions ${r.allclose ? 'is' : 'is not, at these tolerances,'} ` +
+          `one fixed rotation. From PE(${s.shift}) alone ` +
           `we build R, which turns each (sine, cosine) pair of columns by its own angle, ${s.shift}·ω. ` +
           `R · PE(p) and PE(p + ${s.shift}) are ${r.allclose ? 'allclose' : 'not allclose'} for every p from 0 to ` +
           `${n - 1} (max |diff| ${size(r.maxDiff)}).`);
@@ -189,9 +205,12 @@ function sinusoidalBlock() {
       setHidden(odd, !s.oddColumn);
       setText(odd, r ? 'd is odd: the last column has no partner to turn with, so it is left out of the rotation.'
         : 'With d = 1 there is no pair of columns to turn.');
-      setText(shift, `Yet adding PE to the word vectors does not make attention see distances only: the word and ` +
-        `its position get mixed before the dot product. The shift test (see RoPE) gives ${TF(test.allclose)} here ` +
-        `(max |diff| ${size(test.maxDiff)}).`);
+      setText(shift, test.allclose
+        ? `At magnitude ${sig(test.scale)} the shift test (see RoPE) gives True (max |diff| ${size(test.maxDiff)}): ` +
+          'the positions are too faint for np.allclose to see.'
+        : 'Yet adding PE to the word vectors does not make attention see distances only: each word and its ' +
+          `position get mixed before the dot product. The shift test (see RoPE) gives False here (max |diff| ` +
+          `${size(test.maxDiff)}).`);
     },
   };
 }
@@ -242,13 +261,12 @@ function alibiBlock(changed) {
   const reversal = claimLine();
   const outputs = claimLine();
   const mask = para('hint');
-  const shift = para('why-note');
   root.append(el('h3', '', 'ALiBi: a penalty that grows with distance'), intro, pick, ...grid.nodes, formula.line, reversal.line,
-    outputs.line, mask, shift);
+    outputs.line, mask);
   return {
     root,
     head: () => Number(select.value || 0),
-    render({ alibi: a, shift: test }) {
+    render({ alibi: a }) {
       setText(intro, 'ALiBi leaves the vectors alone. Each head subtracts from every score a penalty in ' +
         'proportion to the distance between the two words: s·m·|i − j|, where s is the magnitude and m the ' +
         'head’s own slope.');
@@ -258,25 +276,27 @@ function alibiBlock(changed) {
         for (const [h, option] of [...select.options].entries()) option.value = String(h);
       }
       select.value = String(a.head);
-      setText(grid.caption, `What head ${a.head + 1} adds to sentence A’s scores: the scores at magnitude ` +
+      const part = a.words.length > SHOWN ? `, its first ${SHOWN} of ${a.words.length} words (the checks below ` +
+        'cover them all)' : '';
+      setText(grid.caption, `What head ${a.head + 1} adds to sentence A’s scores${part}: the scores at magnitude ` +
         `${sig(a.scale)} minus the scores at 0`);
-      const labels = a.words.map((word, i) => ({ main: word, sub: String(a.offset + i) }));
-      grid.fill(labels, labels, 'rows: the word looking; columns: the word looked at',
+      const labels = a.words.slice(0, SHOWN).map((word, i) => ({ main: word, sub: String(a.offset + i) }));
+      grid.fill(a, labels, labels, 'rows: the word looking; columns: the word looked at',
         (i, j) => ({ w: a.min < 0 ? a.bias[i][j] / a.min : 0, text: sig(a.bias[i][j], 2) }), true);
-      formula.set(a.formula.allclose, `It is −s·m·|i − j| with s = ${sig(a.scale)} and m = ${slopeText(a.slope)}, ` +
+      formula.set(a.formula.allclose, `It ${a.formula.allclose ? 'is' : 'is not'} −s·m·|i − j| with s = ` +
+        `${sig(a.scale)} and m = ${slopeText(a.slope)}, ` +
         `the core’s slope for this head (max |diff| ${size(a.formula.maxDiff)}).`);
-      reversal.set(a.reversal.allclose, 'Read backwards it is the same matrix: turning both the rows and the ' +
-        `columns around (word i becomes word n − 1 − i) ${a.reversal.allclose ? 'changes no entry' : 'changes it'} ` +
+      reversal.set(a.reversal.allclose, `Read backwards it is ${a.reversal.allclose ? 'the same' : 'another'} matrix: ` +
+        'turning both the rows and the columns around (word i becomes word n − 1 − i) ' +
+        `${a.reversal.allclose ? 'changes no entry' : 'changes it'} ` +
         `(max |diff| ${size(a.reversal.maxDiff)}).`);
       outputs.set(a.outputs.allclose, 'Reversing a sentence keeps every distance, so ALiBi adds the same ' +
         'penalties to it. Sentence A against A backwards (word i against word n − 1 − i): the outputs are ' +
         `${a.outputs.allclose ? 'the same' : 'not the same'} (max |diff| ${size(a.outputs.maxDiff)}).` +
-        (a.outputs.allclose ? ' So “dog bites man” and “man bites dog” get the same verdicts.'
+        (a.outputs.allclose ? ' Word for word, ALiBi cannot tell a sentence from its reversal.'
           : a.causal ? ' The causal mask is on: the mask is not symmetric, and it is what sees the order here.' : ''));
       setHidden(mask, !a.causal);
       setText(mask, 'The bias above is computed without the causal mask, so that every pair of words has one.');
-      setText(shift, `Distances do not change when the whole sentence moves either: the shift test gives ` +
-        `${TF(test.allclose)} (max |diff| ${size(test.maxDiff)}).`);
     },
   };
 }
@@ -323,6 +343,8 @@ export function createWhy(section, changed) {
     rope: ropeBlock(),
     alibi,
   };
+  const wait = para('hint', 'Starting the lab for this panel…');
+  body.append(wait);
   for (const block of Object.values(blocks)) {
     block.root.hidden = true;
     body.append(block.root);
@@ -331,8 +353,16 @@ export function createWhy(section, changed) {
   return {
     // What the student asked to see: {scheme (null: the one picked), head}.
     choice: () => ({ scheme: select.value || null, head: alibi.head() }),
-    // claims: teach/why_claims.js's, for choice().
+    // claims: teach/why_claims.js's, for choice(); null while the panel's
+    // lab is starting, {failed} if it could not start.
     render(claims) {
+      const ready = claims !== null && !claims.failed;
+      setHidden(wait, ready);
+      if (!ready) {
+        setText(wait, claims ? `The lab for this panel could not start: ${claims.failed.message}` : 'Starting the lab for this panel…');
+        for (const block of Object.values(blocks)) setHidden(block.root, true);
+        return;
+      }
       setText(follow, `Picked above: ${WHY_LABELS[claims.picked]}`);
       setText(figure, WHY_LABELS[claims.scheme]);
       for (const [name, block] of Object.entries(blocks)) setHidden(block.root, name !== claims.scheme);
