@@ -79,6 +79,13 @@ function heatTable(id, scrolls) {
   return {
     nodes: [caption, box],
     caption,
+    // A hidden block keeps no cells: the same state, the same document.
+    clear() {
+      table.replaceChildren();
+      key = '';
+      drawn = null;
+      shades = [];
+    },
     // source: the claims drawn (the same object again: nothing to do)
     fill(source, head, side, corner, cells, visible) {
       if (source === drawn) return;
@@ -134,6 +141,7 @@ function shiftTable() {
   table.append(caption, thead, body);
   return {
     table,
+    clear: () => body.replaceChildren(),
     render(words) {
       while (body.rows.length > words.length) body.lastElementChild.remove();
       while (body.rows.length < words.length) {
@@ -175,6 +183,7 @@ function sinusoidalBlock() {
   root.append(el('h3', '', 'Sinusoidal: only the distance counts'), intro, ...grid.nodes, diagonals.line, rotation.line, odd, shift);
   return {
     root,
+    clear: grid.clear,
     render({ sinusoidal: s, shift: test }) {
       const n = s.span;
       setText(intro, `Each position p gets a vector PE(p) of sines and cosines, one pair per frequency. ` +
@@ -227,6 +236,7 @@ function ropeBlock() {
   root.append(el('h3', '', 'RoPE: scores see how far apart two words are'), intro, summary.line, box, heads, contrast);
   return {
     root,
+    clear: table.clear,
     render({ shift: t, contrast: others }) {
       const [from, to] = t.offsets;
       setText(intro, 'RoPE turns each query and key by an angle that grows with its position. The dot product of ' +
@@ -265,6 +275,10 @@ function alibiBlock(changed) {
     outputs.line, mask);
   return {
     root,
+    clear() {
+      grid.clear();
+      select.replaceChildren();
+    },
     head: () => Number(select.value || 0),
     render({ alibi: a }) {
       setText(intro, 'ALiBi leaves the vectors alone. Each head subtracts from every score a penalty in ' +
@@ -309,6 +323,7 @@ function shiftOnlyBlock(title, explain, says) {
   root.append(el('h3', '', title), para('why-intro', explain), line.line);
   return {
     root,
+    clear() {},
     render({ shift: t }) {
       line.set(t.allclose, `The shift test (sentence A moved ${Math.abs(t.offsets[1] - t.offsets[0])} positions, ` +
         `see RoPE): max |diff| ${size(t.maxDiff)}. ${says[t.allclose]}`);
@@ -362,6 +377,9 @@ export function createWhy(section, changed) {
         setText(wait, claims ? `The lab for this panel could not start: ${claims.failed.message}` : 'Starting the lab for this panel…');
         for (const block of Object.values(blocks)) setHidden(block.root, true);
         return;
+      }
+      for (const [name, block] of Object.entries(blocks)) {
+        if (name !== claims.scheme && !block.root.hidden) block.clear();
       }
       setText(follow, `Picked above: ${WHY_LABELS[claims.picked]}`);
       setText(figure, WHY_LABELS[claims.scheme]);
