@@ -205,7 +205,7 @@ test('heatmaps: lined up in A\'s order, B\'s attention is A\'s with positions of
 
 test('embed: the new panels are hide= groups', () => {
   const names = GROUPS.map((g) => g.name);
-  for (const name of ['tour', 'export', 'heatmap', 'permutation', 'baseline']) assert.ok(names.includes(name), name);
+  for (const name of ['tour', 'export', 'heatmap', 'permutation', 'baseline', 'why']) assert.ok(names.includes(name), name);
   assert.deepEqual(readView('?hide=tour,heatmap').hide, new Set(['tour', 'heatmap']));
   assert.ok(suggestedHeight(new Set()) > suggestedHeight(new Set(['heatmap', 'permutation', 'baseline', 'export'])));
 });

@@ -24,6 +24,7 @@ export const GROUPS = [
   { name: 'heatmap', label: 'Attention heatmaps', height: 0, results: 62 },
   { name: 'permutation', label: 'Reordering: what moves, what stays', height: 0, results: 62 },
   { name: 'baseline', label: 'Averaging baseline', height: 0, results: 62 },
+  { name: 'why', label: 'Why each scheme works', height: 0, results: 62 },
 ];
 const NAMES = GROUPS.map((g) => g.name);
 
