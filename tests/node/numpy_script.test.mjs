@@ -26,6 +26,24 @@ const STATES = [
   { sentence_a: 'café "quoted" back\\slash 日本', sentence_b: '日本 back\\slash café "quoted"', scheme: 'none', dim: 3 },
   { scheme: 'none', rtol: 0, atol: 0, dim: 1 },
   { scheme: 'rope', dim: 33, seed: 123456789, causal: true },
+  // where the sentences start, ALiBi, several heads
+  { sentence_a: 'the cat chased the mouse', sentence_b: 'the cat chased the mouse', dim: 16, offset_b: 5, scheme: 'random' },
+  { sentence_a: 'the cat chased the mouse', sentence_b: 'the cat chased the mouse', dim: 16, offset_b: 5, scheme: 'sinusoidal' },
+  { sentence_a: 'the cat chased the mouse', sentence_b: 'the cat chased the mouse', dim: 16, offset_b: 5, scheme: 'rope' },
+  { scheme: 'random', offset_a: 1024, offset_b: 3, scale: 0.1 },
+  { scheme: 'sinusoidal', offset_a: 700, offset_b: 1024, dim: 7 },
+  { scheme: 'alibi' },
+  { scheme: 'alibi', scale: 300 },
+  { sentence_a: 'the cat chased the mouse', sentence_b: 'the mouse chased the cat', dim: 16, scheme: 'alibi' },
+  { scheme: 'alibi', heads: 3, causal: true, offset_b: 9, scale: 40 },
+  // (a reversal hides ALiBi's bias from the comparison: these pairs are not reversals)
+  { sentence_a: 'the cat chased the mouse', sentence_b: 'the mouse chased the cat', scheme: 'alibi', dim: 40, heads: 5, scale: 60 },
+  { scheme: 'alibi', dim: 14, heads: 7, scale: 100, seed: 3, causal: true },
+  { sentence_a: 'she left before he ate', sentence_b: 'he left before she ate', scheme: 'alibi', dim: 16, heads: 8, scale: 200 },
+  { scheme: 'rope', dim: 12, heads: 4, offset_a: 2, offset_b: 11 },
+  { scheme: 'rope', dim: 15, heads: 3, causal: true },
+  { scheme: 'random', dim: 8, heads: 2 },
+  { scheme: 'none', dim: 6, heads: 6, causal: true },
 ];
 
 // One CLI/script line: word, indices, verdict and the two figures.
@@ -47,6 +65,7 @@ for (const state of STATES) {
     const args = ['--a', result.config.sentence_a.join(' '), '--b', result.config.sentence_b.join(' '),
       '--dim', String(result.config.dim), '--seed', String(result.config.seed), '--scheme', result.config.scheme,
       '--scale', String(result.config.scale), '--rtol', String(result.config.rtol), '--atol', String(result.config.atol),
+      '--offset-a', String(result.config.offset_a), '--offset-b', String(result.config.offset_b), '--heads', String(result.config.heads),
       ...(result.config.causal ? ['--causal'] : [])];
     const cli = parse(execFileSync(CLI, args, { encoding: 'utf8' }));
     const lines = parse(printed);

@@ -176,6 +176,10 @@ test('CSV: the settings, pairs and mean, then the sweep, with words kept as text
   assert.equal(Number(sweep[1].split(',')[0]), 1e-3);
   assert.equal(Number(sweep[4].split(',')[1]), result.sweep.mean[3].cosine_distance);
   assert.equal(fileName(result.config, 'csv'), 'poslab-random-0.5.csv');
+  // Where each sentence starts and the heads are settings too.
+  const moved = toCsv(lab.run({ offset_a: 3, offset_b: 1024, dim: 8, heads: 4, scheme: 'alibi' })).split('\r\n');
+  assert.deepEqual(['offset_a', 'offset_b', 'heads', 'scheme'].map((k) => moved.find((l) => l.startsWith(`${k},`))),
+    ['offset_a,3', 'offset_b,1024', 'heads,4', 'scheme,alibi']);
 });
 
 test('permutation facts: both properties hold with positions off and break once they are on', () => {

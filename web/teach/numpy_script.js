@@ -10,6 +10,7 @@ const pyList = (words) => `[${words.map(py).join(', ')}]`;
 
 // Per scheme: functions to define up front, and lines that add the
 // positional signal once X1 and X2 exist (after Wq, Wk, Wv are drawn).
+// pa and pb hold each word's position (where its sentence starts + index).
 const SCHEMES = {
   none: {
     define: [],
@@ -19,31 +20,32 @@ const SCHEMES = {
     define: [],
     apply: [
       "# the module's stand-in positional signal: one random row per position",
-      'table = np.random.randn(max(len(sentence_a), len(sentence_b)), d)',
-      'X1 = X1 + scale * table[:len(X1)]',
-      'X2 = X2 + scale * table[:len(X2)]',
+      'table = np.random.randn(max(offset_a + len(X1), offset_b + len(X2)), d)',
+      'X1 = X1 + scale * table[pa]',
+      'X2 = X2 + scale * table[pb]',
     ],
   },
   sinusoidal: {
     define: [
-      'def sinusoidal(n, d):  # Vaswani et al. 2017, section 3.5',
-      '    p, j = np.arange(n)[:, None], np.arange(d)[None, :]',
-      '    angle = p / np.power(10000.0, 2 * (j // 2) / d)',
+      'def sinusoidal(p, d):  # Vaswani et al. 2017, section 3.5, at positions p',
+      '    j = np.arange(d)[None, :]',
+      '    angle = p[:, None] / np.power(10000.0, 2 * (j // 2) / d)',
       '    return np.where(j % 2 == 0, np.sin(angle), np.cos(angle))',
       '',
     ],
     apply: [
       '# sinusoidal encoding times the scale',
-      'X1 = X1 + scale * sinusoidal(len(X1), d)',
-      'X2 = X2 + scale * sinusoidal(len(X2), d)',
+      'X1 = X1 + scale * sinusoidal(pa, d)',
+      'X2 = X2 + scale * sinusoidal(pb, d)',
     ],
   },
   rope: {
     define: [
-      'def rope(M):  # Su et al. 2021: rotate column pairs by position',
+      'def rope(M, p):  # Su et al. 2021: rotate column pairs by the angle of position p',
       '    M = M.copy()',
-      '    for i in range(d // 2):',
-      '        theta = (scale * np.arange(len(M))) * np.power(10000.0, -2 * i / d)',
+      '    w = M.shape[1]',
+      '    for i in range(w // 2):',
+      '        theta = (scale * p) * np.power(10000.0, -2 * i / w)',
       '        a, b = M[:, 2 * i].copy(), M[:, 2 * i + 1].copy()',
       '        M[:, 2 * i] = a * np.cos(theta) - b * np.sin(theta)',
       '        M[:, 2 * i + 1] = a * np.sin(theta) + b * np.cos(theta)',
@@ -52,15 +54,78 @@ const SCHEMES = {
     ],
     apply: ['# RoPE leaves X alone and rotates Q and K inside self_attention'],
   },
+  alibi: {
+    define: [
+      'def get_slopes(n):  # Press et al. 2022, their reference code: one slope per head',
+      '    def get_slopes_power_of_2(n):',
+      '        start = 2 ** (-2 ** -(math.log2(n) - 3))',
+      '        ratio = start',
+      '        return [start * ratio ** i for i in range(n)]',
+      '    if math.log2(n).is_integer():',
+      '        return get_slopes_power_of_2(n)',
+      '    closest_power_of_2 = 2 ** math.floor(math.log2(n))',
+      '    return (get_slopes_power_of_2(closest_power_of_2)',
+      '            + get_slopes(2 * closest_power_of_2)[0::2][:n - closest_power_of_2])',
+      '',
+    ],
+    apply: ['# ALiBi leaves X alone and lowers the scores by distance inside self_attention'],
+  },
 };
+
+// RoPE and ALiBi work inside attention, so self_attention needs the positions.
+const inside = (scheme) => scheme === 'rope' || scheme === 'alibi';
+
+// The lines that turn q, k, v into one head's output, after `scores = `
+// (`width`: the head's width; `h`: its index, as Python text).
+function headLines(scheme, causal, { q, k, v, width, h }) {
+  return [
+    ...(scheme === 'rope' ? [`${q}, ${k} = rope(${q}, p), rope(${k}, p)`] : []),
+    `scores = ${q} @ ${k}.T / np.sqrt(${width})`,
+    ...(scheme === 'alibi'
+      ? [`scores = scores - scale * slopes[${h}] * np.abs(p[:, None] - p[None, :])  # further apart, lower score`]
+      : []),
+    ...(causal ? ['scores[np.triu_indices(len(X), k=1)] = -np.inf  # causal mask: no peeking ahead'] : []),
+  ];
+}
+
+// One head: the module's function. Several: each head attends with its own
+// d/heads columns of Q, K and V, and their outputs sit side by side.
+function attentionLines(scheme, causal, heads) {
+  const args = inside(scheme) ? 'X, Wq, Wk, Wv, p' : 'X, Wq, Wk, Wv';
+  const indent = (n) => (line) => ' '.repeat(n) + line;
+  if (heads === 1) {
+    return [
+      `def self_attention(${args}):`,
+      '    Q, K, V = X @ Wq, X @ Wk, X @ Wv',
+      ...headLines(scheme, causal, { q: 'Q', k: 'K', v: 'V', width: 'Q.shape[-1]', h: '0' }).map(indent(4)),
+      '    return softmax(scores) @ V',
+      '',
+    ];
+  }
+  return [
+    `def self_attention(${args}):`,
+    '    Q, K, V = X @ Wq, X @ Wk, X @ Wv',
+    '    w = d // heads',
+    '    out = []',
+    '    for h in range(heads):  # head h: columns h*w to (h+1)*w - 1',
+    '        q, k, v = (M[:, h * w:(h + 1) * w] for M in (Q, K, V))',
+    ...headLines(scheme, causal, { q: 'q', k: 'k', v: 'v', width: 'w', h: 'h' }).map(indent(8)),
+    '        out.append(softmax(scores) @ v)',
+    '    return np.concatenate(out, axis=1)  # no output projection, as in the module',
+    '',
+  ];
+}
 
 // config: the `config` object of a lab result (resolved words and scale).
 export function numpyScript(config, { link = '' } = {}) {
   const { sentence_a: a, sentence_b: b, dim, seed, scheme, scale, causal, rtol, atol } = config;
+  const { offset_a: offsetA = 0, offset_b: offsetB = 0, heads = 1 } = config;
   const width = Math.max(4, ...a.map((w) => [...w].length));
+  const call = (X, positions) => `self_attention(${X}, Wq, Wk, Wv${inside(scheme) ? `, ${positions}` : ''})`;
   return [
     '# Reproduces a poslab result with NumPy alone.',
     ...(link ? [`# The same view in the lab: ${link}`] : []),
+    ...(scheme === 'alibi' ? ['import math'] : []),
     'import numpy as np',
     '',
     'def softmax(x):',
@@ -68,17 +133,17 @@ export function numpyScript(config, { link = '' } = {}) {
     '    return e / e.sum(axis=-1, keepdims=True)',
     '',
     ...SCHEMES[scheme].define,
-    'def self_attention(X, Wq, Wk, Wv):',
-    '    Q, K, V = X @ Wq, X @ Wk, X @ Wv',
-    ...(scheme === 'rope' ? ['    Q, K = rope(Q), rope(K)'] : []),
-    '    scores = Q @ K.T / np.sqrt(Q.shape[-1])',
-    ...(causal ? ['    scores[np.triu_indices(len(X), k=1)] = -np.inf  # causal mask: no peeking ahead'] : []),
-    '    return softmax(scores) @ V',
-    '',
+    ...attentionLines(scheme, causal, heads),
     `sentence_a = ${pyList(a)}`,
     `sentence_b = ${pyList(b)}`,
-    `d, seed, scale = ${dim}, ${seed}, ${py(scale)}`,
+    `offset_a, offset_b = ${offsetA}, ${offsetB}  # where each sentence starts`,
+    `d, heads, seed, scale = ${dim}, ${heads}, ${seed}, ${py(scale)}`,
     `rtol, atol = ${py(rtol)}, ${py(atol)}`,
+    '',
+    '# each word\'s position: where its sentence starts, plus its index',
+    'pa = offset_a + np.arange(len(sentence_a))',
+    'pb = offset_b + np.arange(len(sentence_b))',
+    ...(scheme === 'alibi' ? ['slopes = get_slopes(heads)'] : []),
     '',
     '# draw order: one vector per new word (A, then B), then Wq, Wk, Wv',
     'np.random.seed(seed)',
@@ -92,7 +157,7 @@ export function numpyScript(config, { link = '' } = {}) {
     '',
     ...SCHEMES[scheme].apply,
     '',
-    'out_a, out_b = self_attention(X1, Wq, Wk, Wv), self_attention(X2, Wq, Wk, Wv)',
+    `out_a, out_b = ${call('X1', 'pa')}, ${call('X2', 'pb')}`,
     '',
     '# the k-th occurrence of a word in A is compared with its k-th occurrence in B',
     'taken = set()',

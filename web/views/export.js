@@ -36,7 +36,7 @@ export function toCsv(result) {
     row(['setting', 'value']),
     row(['sentence_a', c.sentence_a.join(' ')]),
     row(['sentence_b', c.sentence_b.join(' ')]),
-    ...['dim', 'seed', 'scheme', 'scale', 'causal', 'rtol', 'atol'].map((k) => row([k, c[k]])),
+    ...['offset_a', 'offset_b', 'dim', 'heads', 'seed', 'scheme', 'scale', 'causal', 'rtol', 'atol'].map((k) => row([k, c[k]])),
     '',
     row(['row', 'word', 'index_a', 'index_b', 'allclose', 'max_abs_diff', 'cosine_distance']),
     ...result.pairs.map((p) => row(['pair', p.word, p.index_a, p.index_b, p.allclose, p.max_abs_diff, p.cosine_distance])),
