@@ -21,8 +21,8 @@ const { readView, iframeSnippet } = await import(`${WEB}views/embed.js`);
 
 test('defaults are the course module\'s first experiment, positions off', () => {
   assert.deepEqual(defaultState(), {
-    a: 'dog bites man', b: 'man bites dog', positions: false, scheme: 'random', scale: 0.5,
-    causal: false, word: 2, dim: 6, seed: 2, rtol: 1e-5, atol: 1e-8,
+    a: 'dog bites man', b: 'man bites dog', offsetA: 0, offsetB: 0, positions: false, scheme: 'random', scale: 0.5,
+    causal: false, word: 2, dim: 6, heads: 1, seed: 2, rtol: 1e-5, atol: 1e-8,
   });
   assert.deepEqual(parseHash(''), { state: defaultState(), ignored: [] });
 });
@@ -31,10 +31,11 @@ test('every state survives the hash exactly', () => {
   const states = [
     defaultState(),
     {
-      a: 'a&b=c #d +e %20 “quoted” 🐶\tx', b: 'x 🐶 %20 +e #d a&b=c “quoted”', positions: true, scheme: 'rope',
-      scale: 1.2345678901234567e-7, causal: true, word: 5, dim: 512, seed: 4294967295, rtol: 0, atol: 123.5,
+      a: 'a&b=c #d +e %20 “quoted” 🐶\tx', b: 'x 🐶 %20 +e #d a&b=c “quoted”', offsetA: 1024, offsetB: 7, positions: true,
+      scheme: 'rope', scale: 1.2345678901234567e-7, causal: true, word: 5, dim: 512, heads: 8, seed: 4294967295, rtol: 0, atol: 123.5,
     },
     { ...defaultState(), scheme: 'sinusoidal', scale: 0, positions: true, word: 0 },
+    { ...defaultState(), scheme: 'alibi', scale: 1, positions: true, offsetB: 5, dim: 15, heads: 5 },
   ];
   for (const state of states) {
     const { state: back, ignored } = parseHash(`#${toHash(state)}`);
@@ -51,12 +52,54 @@ test('garbage in the hash: bad fields fall back to defaults and are listed', () 
   assert.deepEqual(state, defaultState());
   assert.deepEqual(ignored.map((i) => i.label), ['sentence A', 'sentence B', 'positional information', 'scheme',
     'magnitude', 'causal mask', 'plotted word', 'dim', 'seed', 'rtol', 'atol', 'unknown setting "extra"']);
+  // `scheme=none` is the positions switch's job, not a scheme to pick; alibi is one.
+  assert.equal(parseHash('#scheme=alibi').state.scheme, 'alibi');
   // A word index must exist in sentence A (here: the link's own sentence A).
   assert.equal(parseHash('#a=one+two&word=1').state.word, 1);
   assert.equal(parseHash('#a=one+two&word=2').ignored[0].reason, 'sentence A has no word number 2');
   // The default magnitude follows the link's scheme.
   assert.equal(parseHash('#scheme=rope').state.scale, 1);
   assert.equal(parseHash('#scheme=rope&scale=abc').state.scale, 1);
+});
+
+test('where the sentences start and the heads: read from the hash within the core\'s limits, in its words', async () => {
+  const lab = await createLab();
+  // the core's message for a value, without the field name the notice puts before it
+  const coreSays = (config) => {
+    try {
+      lab.run(config);
+      return null;
+    } catch (e) {
+      return e.message;
+    }
+  };
+  const good = parseHash('#oa=3&ob=1024&dim=16&heads=8');
+  assert.deepEqual(good.ignored, []);
+  assert.deepEqual([good.state.offsetA, good.state.offsetB, good.state.heads], [3, 1024, 8]);
+  const config = form.configOf(good.state);
+  assert.deepEqual([config.offset_a, config.offset_b, config.heads], [3, 1024, 8]);
+  assert.equal(coreSays(config), null);
+  for (const [key, json, label] of [['oa', 'offset_a', 'where sentence A starts'], ['ob', 'offset_b', 'where sentence B starts']]) {
+    for (const raw of ['-1', '1025', '1.5', 'abc']) {
+      const { state, ignored } = parseHash(`#${key}=${raw}`);
+      assert.deepEqual(state, defaultState(), `${key}=${raw}`);
+      assert.equal(ignored.length, 1);
+      assert.deepEqual([ignored[0].label, ignored[0].value], [label, raw]);
+      // the notice's reason is the end of the core's own line for the value
+      const core = coreSays({ [json]: raw });
+      assert.ok(core.endsWith(ignored[0].reason), `${core} / ${ignored[0].reason}`);
+    }
+  }
+  for (const [hash, raw] of [['#heads=0', '0'], ['#heads=9', '9'], ['#heads=4', '4'], ['#dim=5&heads=2', '2']]) {
+    const { state, ignored } = parseHash(hash);
+    assert.equal(state.heads, 1, hash);
+    assert.deepEqual(ignored.map((i) => [i.label, i.value]), [['heads', raw]]);
+    const core = coreSays({ dim: state.dim, heads: raw });
+    assert.ok(core.endsWith(ignored[0].reason), `${core} / ${ignored[0].reason}`);
+  }
+  // not dividing d: the core's whole line after the field name
+  assert.equal(`heads: ${parseHash('#heads=4').ignored[0].reason}`, coreSays({ heads: 4 }));
+  lab.dispose();
 });
 
 test('a 1 MB hash is read quickly and quoted briefly', () => {

@@ -8,17 +8,18 @@ import { stateForm } from '../state_form.mjs';
 const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
 const store = await import(`${WEB}app/store.js`);
 const { STEPS } = await import(`${WEB}teach/tour_steps.js`);
+const { PRESETS } = await import(`${WEB}teach/presets.js`);
 const { form, lab } = await stateForm();
 const deep = (x) => JSON.parse(JSON.stringify(x));
 
 test('a first visit: the core\'s defaults, no notice, no tour', () => {
   const page = store.fromHash('', { form, steps: STEPS });
   assert.deepEqual(page, {
-    lab: { a: 'dog bites man', b: 'man bites dog', positions: false, scheme: 'random', scale: 0.5,
-      causal: false, word: 2, dim: 6, seed: 2, rtol: 1e-5, atol: 1e-8 },
+    lab: { a: 'dog bites man', b: 'man bites dog', offsetA: 0, offsetB: 0, positions: false, scheme: 'random', scale: 0.5,
+      causal: false, word: 2, dim: 6, heads: 1, seed: 2, rtol: 1e-5, atol: 1e-8 },
     refused: {}, tour: { step: 0, guesses: {} }, notice: [],
   });
-  assert.equal(store.hashOf(page, form), 'a=dog+bites+man&b=man+bites+dog&pos=0&scheme=random&scale=0.5&causal=0&word=2&dim=6&seed=2&rtol=0.00001&atol=1e-8');
+  assert.equal(store.hashOf(page, form), 'a=dog+bites+man&b=man+bites+dog&oa=0&ob=0&pos=0&scheme=random&scale=0.5&causal=0&word=2&dim=6&heads=1&seed=2&rtol=0.00001&atol=1e-8');
 });
 
 test('updates make a new value and leave the old one as it was', () => {
@@ -96,8 +97,12 @@ test('the tour: a bare link opens the step\'s settings, a full link keeps its ow
 
 test('a link with bad parts: defaults for them, and the notice lists them with the query string\'s', () => {
   const extra = { label: 'hide', value: 'bogus', reason: 'allowed: …' };
-  const page = store.fromHash('#dim=513&scheme=none&tour=9', { form, steps: STEPS, ignored: [extra] });
+  const page = store.fromHash(`#dim=513&scheme=none&tour=${STEPS.length + 1}`, { form, steps: STEPS, ignored: [extra] });
   assert.deepEqual(page.notice.map((n) => n.label), ['scheme', 'dim', 'tour step', 'hide']);
+  // where the sentences start and the heads: the same, and the core's word for the rest
+  const bad = store.fromHash('#oa=-1&ob=1.5&heads=9&pos=1', { form, steps: STEPS });
+  assert.deepEqual(bad.notice.map((n) => n.label), ['where sentence A starts', 'where sentence B starts', 'heads']);
+  assert.deepEqual([bad.lab.offsetA, bad.lab.offsetB, bad.lab.heads, bad.lab.positions], [0, 0, 1, true]);
   assert.equal(page.notice[1].reason, 'allowed: an integer from 1 to 512');
   assert.equal(page.notice[0].reason, 'allowed: random, sinusoidal, rope, alibi');
   assert.equal(store.dismissNotice(page).notice.length, 0);

@@ -231,7 +231,10 @@ export class Model {
     try {
       result = this.lab.run(config);
     } catch (e) {
-      return { message: String(e.message).replace(/^[a-z_]+: /, '') };
+      // The field shows its own name; a message about another field keeps
+      // that field's name (d 5 refused because of 2 heads says "heads: ...").
+      const message = String(e.message);
+      return { message: message.startsWith(`${key}: `) ? message.slice(key.length + 2) : message };
     }
     const value = sentence ? raw : (result.config[key] || 0); // the core's reading; no -0
     this.runs.set(JSON.stringify(this.configOf({ ...state, [name]: value })), result);

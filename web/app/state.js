@@ -40,9 +40,13 @@ export function excerpt(text, max = 32) {
 //   label    words used in notices
 //   option   the core's option (src/config.c) this property sets
 //   values   for a choice: which of the core's values the page offers
+//   divides  for an integer: the earlier property it must divide (the core
+//            checks this when it runs; a link is checked here, before that)
 const PAGE_PROPERTIES = [
   { name: 'a', key: 'a', label: 'sentence A', option: 'a' },
   { name: 'b', key: 'b', label: 'sentence B', option: 'b' },
+  { name: 'offsetA', key: 'oa', label: 'where sentence A starts', option: 'offset-a' },
+  { name: 'offsetB', key: 'ob', label: 'where sentence B starts', option: 'offset-b' },
   { name: 'positions', key: 'pos', label: 'positional information', page: 'switch', fallback: false },
   // "none" is the positions switch, not a scheme to pick
   { name: 'scheme', key: 'scheme', label: 'scheme', option: 'scheme', values: (v) => v !== 'none' },
@@ -50,6 +54,7 @@ const PAGE_PROPERTIES = [
   { name: 'causal', key: 'causal', label: 'causal mask', option: 'causal' },
   { name: 'word', key: 'word', label: 'plotted word', page: 'word' },
   { name: 'dim', key: 'dim', label: 'dim', option: 'dim' },
+  { name: 'heads', key: 'heads', label: 'heads', option: 'heads', divides: 'dim' },
   { name: 'seed', key: 'seed', label: 'seed', option: 'seed' },
   { name: 'rtol', key: 'rtol', label: 'rtol', option: 'rtol' },
   { name: 'atol', key: 'atol', label: 'atol', option: 'atol' },
@@ -72,6 +77,13 @@ function numberReader(min, max, integer, allowed) {
     if (!ok) throw new Error(`allowed: ${allowed}`);
     return value === 0 ? 0 : value; // no -0 in links
   };
+}
+
+// The integers from min to max that divide n: the head counts d allows.
+export function divisorsOf(n, min, max) {
+  const out = [];
+  for (let k = min; k <= Math.min(n, max); k++) if (n % k === 0) out.push(k);
+  return out;
 }
 
 function choiceReader(values) {
@@ -123,6 +135,12 @@ export function createStateForm(core, { tourSteps }) {
         made.read = numberReader(o.min, o.max ?? Number.MAX_VALUE, o.kind === 'integer', o.allowed);
         made.min = o.min;
         made.max = o.max;
+        if (prop.divides) {
+          // in the core's words for a run with such a pair
+          made.check = (v, s) => (s[prop.divides] % v === 0 ? null
+            : `"${v}" does not divide ${prop.divides} ${s[prop.divides]}; allowed: ${o.allowed} ` +
+              `(${divisorsOf(s[prop.divides], o.min, o.max).join(', ')})`);
+        }
         break;
       case 'choice':
         made.values = o.values.filter(prop.values ?? (() => true));
