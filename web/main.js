@@ -62,6 +62,7 @@ function wire({ store, form, model, page, tourMemory, tourActions, view }) {
   });
   $('positions').addEventListener('change', (e) => go(update.set, { positions: e.target.checked }));
   $('causal').addEventListener('change', (e) => go(update.set, { causal: e.target.checked }));
+  $('heads').addEventListener('change', (e) => go(update.set, { heads: Number(e.target.value) }));
   for (const radio of document.querySelectorAll('input[name="scheme"]')) {
     radio.addEventListener('change', () => go(update.chooseScheme, radio.value, form));
   }
@@ -71,7 +72,7 @@ function wire({ store, form, model, page, tourMemory, tourActions, view }) {
   $('notice-close').addEventListener('click', () => go(update.dismissNotice));
   $('tour-start').addEventListener('click', () => tourActions.go(tourMemory.read() || 1));
   for (const id of ['heatmap', 'permutation', 'baseline']) $(id).addEventListener('toggle', () => page.render(store.get()));
-  $('heat-align').addEventListener('change', () => page.render(store.get()));
+  for (const id of ['heat-align', 'heat-head']) $(id).addEventListener('change', () => page.render(store.get()));
   createEmbedPanel({ dialog: $('embed-dialog'), openButton: $('embed-open'), getHash: () => update.hashOf(store.get(), form), view });
 }
 

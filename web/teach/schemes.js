@@ -4,4 +4,5 @@ export const SCHEME_LABELS = {
   random: 'Random stand-in',
   sinusoidal: 'Sinusoidal',
   rope: 'RoPE',
+  alibi: 'ALiBi',
 };

@@ -5,12 +5,18 @@
 // slider step.
 import { setText, setHidden, setAttr, setChecked } from './dom.js';
 import { sig } from '../app/format.js';
-import { wordsOf, excerpt } from '../app/state.js';
+import { wordsOf, excerpt, divisorsOf } from '../app/state.js';
 
 // Typed fields: state property -> input id (its message has id `${id}-error`).
-export const TYPED = { a: 'sentence-a', b: 'sentence-b', scale: 'scale-text', dim: 'dim', seed: 'seed', rtol: 'rtol', atol: 'atol' };
+export const TYPED = {
+  a: 'sentence-a', b: 'sentence-b', offsetA: 'offset-a', offsetB: 'offset-b', scale: 'scale-text', dim: 'dim',
+  seed: 'seed', rtol: 'rtol', atol: 'atol',
+};
 // The magnitude slider's range, as powers of ten (index.html's min and max).
 const SLIDER = { min: -9, max: 3 };
+
+// "1, 2, 3 or 6"
+const orList = (items) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`);
 
 // How the page writes a limit: 1000000 as "1e6", as the fields take it.
 const limitText = (x) => (x >= 1e5 ? x.toExponential().replace('e+', 'e') : String(x));
@@ -20,6 +26,28 @@ export function createControls(doc, form) {
   // Hints name the core's limits.
   const scale = form.property('scale');
   setText($('scale-range'), `${limitText(scale.min)} to ${limitText(scale.max)}`);
+  const heads = form.property('heads');
+
+  // Only the head counts that split d evenly are offered (the core refuses
+  // the others), rebuilt when d changes.
+  function showHeads(lab) {
+    const select = $('heads');
+    const counts = divisorsOf(lab.dim, heads.min, heads.max);
+    const key = counts.join(',');
+    if (select.dataset.counts !== key) {
+      select.replaceChildren(...counts.map((k) => {
+        const option = doc.createElement('option');
+        option.value = String(k);
+        option.textContent = String(k);
+        return option;
+      }));
+      select.dataset.counts = key;
+      setText($('heads-hint'), counts.length === 1
+        ? `Only 1 head: no number from 2 to ${heads.max} divides d ${lab.dim}.`
+        : `d ${lab.dim} splits evenly into ${orList(counts)} heads.`);
+    }
+    if (select.value !== String(lab.heads)) select.value = String(lab.heads);
+  }
 
   function showTyped(name, lab, refused) {
     const input = $(TYPED[name]);
@@ -45,6 +73,7 @@ export function createControls(doc, form) {
 
   function render({ lab, refused }) {
     for (const name of Object.keys(TYPED)) showTyped(name, lab, refused);
+    showHeads(lab);
     setChecked($('positions'), lab.positions);
     setText($('positions-state'), lab.positions ? 'on' : 'off');
     setChecked($('causal'), lab.causal);

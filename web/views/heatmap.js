@@ -4,7 +4,8 @@
 // from the CSS custom property --w (set with style.setProperty, which the
 // page's CSP allows). "Line B up in A's order" permutes B's rows and columns
 // by the word pairing, so that with positions off the two are visibly the
-// same matrix. Words reach the DOM only through textContent.
+// same matrix. With several heads, a menu picks the head whose weights are
+// shown. Words reach the DOM only through textContent.
 import { sig, ROUNDING_LEVEL } from '../app/format.js';
 import { el, setText, setHidden } from './dom.js';
 
@@ -65,7 +66,26 @@ function fill(table, labels, matrix) {
   });
 }
 
-// section: the <details> holding #heat-a, #heat-b, #heat-align, #heat-note.
+// The head menu: one option per head, rebuilt when the count changes; the
+// head picked stays picked while it exists. Returns the head to show.
+function pickHead(select, note, heads) {
+  if (select.options.length !== heads) {
+    const was = Number(select.value) || 0;
+    select.replaceChildren(...Array.from({ length: heads }, (_, h) => {
+      const option = document.createElement('option');
+      option.value = String(h);
+      option.textContent = `${h + 1} of ${heads}`;
+      return option;
+    }));
+    select.value = String(Math.min(was, heads - 1));
+    select.disabled = heads === 1;
+    setText(note, heads === 1 ? 'more heads: Advanced, Attention heads' : '');
+  }
+  return Number(select.value);
+}
+
+// section: the <details> holding #heat-a, #heat-b, #heat-align, #heat-head,
+// #heat-note.
 export function createHeatmaps(section) {
   const tableA = section.querySelector('#heat-a');
   const tableB = section.querySelector('#heat-b');
@@ -73,16 +93,19 @@ export function createHeatmaps(section) {
   const alignHint = section.querySelector('#heat-align-hint');
   const captionB = tableB.querySelector('caption .which');
   const note = section.querySelector('#heat-note');
+  const headSelect = section.querySelector('#heat-head');
+  const headNote = section.querySelector('#heat-head-note');
 
   // result: a `full` lab result.
   function render(result) {
-    const wordsA = result.config.sentence_a;
-    const wordsB = result.config.sentence_b;
-    const A = result.attention_a;
-    const B = result.attention_b;
+    const { sentence_a: wordsA, sentence_b: wordsB, offset_a: startA, offset_b: startB } = result.config;
+    const head = pickHead(headSelect, headNote, result.attention_heads_a.length);
+    const A = result.attention_heads_a[head];
+    const B = result.attention_heads_b[head];
     // Side by side while both fit, one above the other when they do not.
     section.querySelector('.heatmaps').style.setProperty('--n', String(Math.max(wordsA.length, wordsB.length)));
-    fill(tableA, wordsA.map((word, at) => ({ word, at })), A);
+    // a word's position: where its sentence starts, plus its index
+    fill(tableA, wordsA.map((word, i) => ({ word, at: startA + i })), A);
     align.disabled = !result.permutation;
     setHidden(alignHint, result.permutation);
     const lined = align.checked && result.permutation;
@@ -91,7 +114,7 @@ export function createHeatmaps(section) {
     if (lined) {
       const order = result.pairs.map((p) => p.index_b);
       const same = lineUp(B, order);
-      fill(tableB, order.map((j) => ({ word: wordsB[j], at: j })), same);
+      fill(tableB, order.map((j) => ({ word: wordsB[j], at: startB + j })), same);
       captionB.textContent = 'Sentence B, lined up in A’s word order';
       const diff = maxAbsDiff(A, same);
       text = diff < ROUNDING_LEVEL
@@ -100,7 +123,7 @@ export function createHeatmaps(section) {
         : `Lined up, the two matrices still differ, by up to ${sig(diff)} in one weight: ` +
           'the words attend to each other differently in the two sentences.';
     } else {
-      fill(tableB, wordsB.map((word, at) => ({ word, at })), B);
+      fill(tableB, wordsB.map((word, j) => ({ word, at: startB + j })), B);
       captionB.textContent = 'Sentence B';
       text = result.permutation
         ? 'Rows and columns follow each sentence’s own word order. Line B up in A’s order to compare like with like.'
