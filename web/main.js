@@ -53,12 +53,12 @@ function wire({ store, form, model, page, tourMemory, tourActions, view }) {
   $('presets').append(...PRESETS.map((preset, k) => {
     const option = document.createElement('option');
     option.value = String(k);
-    option.textContent = `${preset.a} / ${preset.b}`;
+    option.textContent = preset.label ?? `${preset.a} / ${preset.b}`;
     return option;
   }));
   $('presets').addEventListener('change', (e) => {
     const preset = PRESETS[Number(e.target.value)];
-    if (preset) go(update.setSentences, preset.a, preset.b);
+    if (preset) go(update.applyPreset, preset, form);
   });
   $('positions').addEventListener('change', (e) => go(update.set, { positions: e.target.checked }));
   $('causal').addEventListener('change', (e) => go(update.set, { causal: e.target.checked }));

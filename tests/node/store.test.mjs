@@ -32,6 +32,9 @@ test('updates make a new value and leave the old one as it was', () => {
     [store.chooseScheme, 'rope', form],
     [store.slideScale, -2.5],
     [store.setSentences, 'a b c d', 'd c b a'],
+    [store.applyPreset, PRESETS.at(-1), form],
+    [store.typed, 'offsetB', '5', { value: 5 }],
+    [store.set, { heads: 2 }],
     [store.reverseB],
     [store.shuffleB, () => 0],
     [store.goTour, 3, { form, steps: STEPS }],
@@ -68,6 +71,24 @@ test('a new scheme starts at the core\'s default magnitude for it', () => {
   }
   assert.equal(store.slideScale(page, -3).lab.scale, 0.001);
   assert.equal(store.slideScale(page, -2.05).lab.scale, 0.00891);
+});
+
+test('example pairs: the sentences, where they start and what else the lesson needs; the rest stays', () => {
+  const before = store.typed(store.fromHash('#pos=1&scheme=rope&scale=0.3&seed=9&dim=8&heads=2&ob=7', { form, steps: STEPS }),
+    'offsetA', '1025', { message: 'refused' });
+  for (const preset of PRESETS) {
+    const page = store.applyPreset(before, preset, form);
+    const { lab: s } = page;
+    assert.deepEqual([s.a, s.b, s.word], [preset.a, preset.b, preset.a.split(' ').length - 1]);
+    assert.deepEqual([s.offsetA, s.offsetB], [preset.settings.offsetA, preset.settings.offsetB]);
+    for (const [name, value] of Object.entries(preset.settings)) assert.equal(s[name], value, name);
+    // a scheme it names starts at the core's default magnitude for it; otherwise the page's stays
+    assert.equal(s.scale, preset.settings.scheme ? form.defaultScale(preset.settings.scheme) : 0.3);
+    assert.equal(s.seed, 9);
+    assert.deepEqual(page.refused, {}, 'the refused start is replaced');
+    // what it sets up is a config the core runs (heads divide d)
+    assert.doesNotThrow(() => lab.run(form.configOf(s)), preset.label ?? preset.a);
+  }
 });
 
 test('B reversed and shuffled; a shuffle never leaves B as it was', () => {

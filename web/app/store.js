@@ -75,6 +75,14 @@ export function setSentences(page, a, b) {
   return set(page, { a, b, word: wordsOf(a).length - 1 });
 }
 
+// An example pair (teach/presets.js) with the settings it needs; a scheme
+// it names starts at its own default magnitude.
+export function applyPreset(page, { a, b, settings = {} }, form) {
+  const next = setSentences(page, a, b);
+  const changes = settings.scheme ? { ...settings, scale: form.defaultScale(settings.scheme) } : settings;
+  return set(next, changes);
+}
+
 export function reverseB(page) {
   return set(page, { b: wordsOf(page.lab.b).reverse().join(' ') });
 }

@@ -6,6 +6,7 @@
 // verdict flips: not every number of the table on every slider step.
 import { sig, ROUNDING_LEVEL } from '../app/format.js';
 import { SCHEME_LABELS } from '../teach/schemes.js';
+import { arrangement, arrangementWords, blindTo, SEES } from '../teach/distances.js';
 import { setText, el, setHidden } from './dom.js';
 
 const quoted = (word) => `“${word}”`;
@@ -110,7 +111,28 @@ function story(result, state, wordPair) {
   }
   const scheme = SCHEME_LABELS[state.scheme];
   const at = `${scheme} at magnitude ${sig(state.scale)}${state.causal ? ', with the causal mask' : ''}`;
-  if (wordPair && wordPair.allclose === true) {
+  // Relative schemes cannot see a change that keeps every distance, at any magnitude.
+  const facts = arrangement(result);
+  const how = facts && arrangementWords(facts);
+  if (blindTo(state.scheme, facts, state.causal) && SEES[state.scheme]) {
+    const kept = facts.shift !== null ? 'every distance and order between words is kept'
+      : 'every distance between words is kept';
+    return `Positional information is on (${at}), yet ${how}. ${scheme} sees ${SEES[state.scheme]}, and ` +
+      `${kept}, so it cannot tell the two sentences apart, however strong it is.`;
+  }
+  if (facts && facts.shift && !SEES[state.scheme]) {
+    return `Positional information is on (${at}), and ${how}. ${scheme} adds a signal for where each word stands, ` +
+      'so moving the whole sentence changes every input. RoPE and ALiBi see only distances: try them here.';
+  }
+  const same = wordPair && wordPair.allclose === true;
+  if (SEES[state.scheme]) {
+    const start = `Positional information is on (${at}): ${scheme} sees ${SEES[state.scheme]}, and here ` +
+      `${how ?? 'the two sentences hold different words'}` +
+      (state.causal && facts?.distances ? ', while the causal mask sees which word comes first' : '');
+    return same ? `${start}, so outputs can change; for ${quoted(wordPair.word)} the change is too small for ` +
+      'np.allclose to see.' : `${start}, so the same word comes out differently in the two sentences.`;
+  }
+  if (same) {
     return `Positional information is on (${at}), but it is so faint that np.allclose cannot tell ` +
       `${quoted(wordPair.word)} in A from ${quoted(wordPair.word)} in B.`;
   }
