@@ -96,7 +96,10 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     }
     const guess = currentGuess(page);
     const { lab } = page;
-    tour.render({ step, guess, ctx: { result, state: lab, form, threshold: (pair) => model.threshold(lab, pair) } });
+    tour.render({ step, guess, ctx: {
+      result, state: lab, form, threshold: (pair) => model.threshold(lab, pair),
+      verdict: (changes) => model.verdict({ ...lab, ...changes }), // the lab with a few settings changed
+    } });
     return guess === undefined; // the answer stays covered until the guess
   }
 

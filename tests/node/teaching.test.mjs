@@ -21,6 +21,9 @@ const { toCsv, fileName } = await import(`${WEB}views/export.js`);
 const { permutationFacts } = await import(`${WEB}views/permutation.js`);
 const { lineUp, maxAbsDiff, weightText } = await import(`${WEB}views/heatmap.js`);
 const { GROUPS, readView, suggestedHeight } = await import(`${WEB}views/embed.js`);
+const { SCHEME_LABELS } = await import(`${WEB}teach/schemes.js`);
+const { arrangement, blindTo } = await import(`${WEB}teach/distances.js`);
+const { sig } = await import(`${WEB}app/format.js`);
 const lab = await createLab();
 
 const TF = (v) => (v ? 'True' : 'False');
@@ -32,20 +35,22 @@ function tourStep(k, before = () => {}) {
   STEPS[k].set(state, form);
   before(state);
   const result = model.verdict(state);
-  const ctx = { result, state, form, threshold: (pair) => model.threshold(state, pair) };
+  const ctx = { result, state, form, threshold: (pair) => model.threshold(state, pair),
+    verdict: (changes) => model.verdict({ ...state, ...changes }) };
   return { state, result, answer: STEPS[k].answer(ctx), lines: STEPS[k].reveal(ctx), question: STEPS[k].question(ctx) };
 }
 
 test('the tour follows the module: the predictions it expects are what the lab computes by default', () => {
   assert.equal(STEPS.length, TOUR_STEPS);
   // bare: True; positions on: False; 0.001: False; own words: all True;
-  // sinusoidal, RoPE: False; causal mask without positions: False.
-  const expected = [true, false, false, true, false, false, false];
+  // sinusoidal, RoPE: False; causal mask without positions: False; the
+  // shift test with RoPE: all identical; ALiBi on a reversal: all identical.
+  const expected = [true, false, false, true, false, false, false, true, true];
   STEPS.forEach((step, k) => {
     const { answer, lines, result, state, question } = tourStep(k);
     assert.equal(answer, expected[k], `step ${k + 1} (${step.title})`);
     const p = followed(result, state);
-    if (k !== 3) {
+    if (k !== 3 && k < 7) {
       assert.match(question, /“man”/);
       assert.ok(lines[0].startsWith(`np.allclose(out_a[2], out_b[0]) says ${TF(p.allclose)}:`), lines[0]);
     }
@@ -82,12 +87,73 @@ test('the tour says what is actually seen when it is not what the module found',
   assert.match(lonely.lines[0], /“dog” has no partner/);
   // Any seed: every word step's claim states the live verdict.
   for (let seed = 0; seed < 12; seed++) {
-    for (let k = 0; k < STEPS.length; k++) {
+    for (let k = 0; k < 7; k++) { // the steps that follow one word
       if (k === 3) continue;
       const r = tourStep(k, (s) => { s.seed = seed; s.dim = 2 + (seed % 5); });
       assert.match(r.lines[0], new RegExp(`says ${TF(r.answer)}:`), `seed ${seed} step ${k + 1}`);
     }
   }
+});
+
+// Paired words that say True, and how many are paired.
+const count = (r) => {
+  const paired = r.pairs.filter((p) => p.index_b !== null);
+  return { same: paired.filter((p) => p.allclose).length, paired: paired.length };
+};
+
+test('the shift test step: its count for every scheme is the core\'s; relative schemes see no shift', () => {
+  const shift = tourStep(7);
+  const s = shift.state;
+  assert.deepEqual([s.a, s.b, s.offsetA, s.offsetB, s.dim, s.heads, s.positions, s.scheme],
+    ['the cat chased the mouse', 'the cat chased the mouse', 0, 5, 16, 1, true, 'rope']);
+  assert.match(shift.lines[0], /^With RoPE: 5 of 5 words say True, and the sentence mean says True\.$/);
+  for (const scheme of Object.keys(SCHEME_LABELS)) {
+    const r = lab.run({ ...form.configOf(s), scheme, scale: form.defaultScale(scheme) });
+    const { same, paired } = count(r);
+    assert.ok(shift.lines[1].includes(`${SCHEME_LABELS[scheme]} ${same} of ${paired}`), `${scheme}: ${shift.lines[1]}`);
+    // the figure the lesson rests on: relative schemes True for every word, absolute ones False
+    const relative = scheme === 'rope' || scheme === 'alibi';
+    assert.equal(same, relative ? paired : 0, scheme);
+    assert.equal(r.mean.allclose, relative, `${scheme}: the mean`);
+  }
+  assert.match(shift.lines[2], /RoPE and ALiBi see only how far apart words stand/);
+  // Any seed and any later start: RoPE still sees no shift.
+  for (let seed = 0; seed < 8; seed++) {
+    const r = tourStep(7, (st) => Object.assign(st, { seed, offsetB: 1 + seed * 100 }));
+    assert.equal(r.answer, true, `seed ${seed}`);
+  }
+});
+
+test('the ALiBi step: a reversal keeps every distance; a swap does not; RoPE tells the mirror apart', () => {
+  const mirror = tourStep(8);
+  assert.deepEqual([mirror.state.a, mirror.state.b, mirror.state.scheme, mirror.state.dim], ['dog bites man', 'man bites dog', 'alibi', 6]);
+  const here = count(mirror.result);
+  assert.equal(mirror.lines[0], `${here.same} of ${here.paired} words say True, and the sentence mean says True.`);
+  assert.equal(here.same, here.paired);
+  assert.equal(mirror.question, '“man bites dog” is “dog bites man” read backwards. With ALiBi, will every word come out identical?');
+  assert.match(mirror.lines[1], /“dog” and “man” stand 2 apart in A and 2 apart in B/);
+  const swap = lab.run({ sentence_a: 'the cat chased the mouse', sentence_b: 'the mouse chased the cat', dim: 16, scheme: 'alibi' });
+  assert.equal(swap.mean.allclose, false);
+  assert.ok(mirror.lines[2].includes(`the sentence mean says False (max |diff| ${sig(swap.mean.max_abs_diff)})`), mirror.lines[2]);
+  const rope = count(lab.run({ scheme: 'rope' }));
+  assert.ok(rope.same < rope.paired);
+  assert.ok(mirror.lines[3].startsWith(`RoPE, which also sees which word comes first, tells them apart: with it, ${rope.same} of ${rope.paired} words say True.`), mirror.lines[3]);
+  // Every seed, d and head count: a reversal is invisible to ALiBi.
+  for (const [seed, dim, heads] of [[0, 6, 3], [7, 8, 8], [123, 5, 5], [9, 12, 6]]) {
+    assert.equal(tourStep(8, (st) => Object.assign(st, { seed, dim, heads })).answer, true, `seed ${seed} d ${dim} heads ${heads}`);
+  }
+});
+
+test('what relative schemes see: shifts, reversals and swaps from the core\'s pairing', () => {
+  const run = (a, b, extra = {}) => lab.run({ sentence_a: a, sentence_b: b, scheme: 'none', ...extra });
+  const shifted = arrangement(run('a b c', 'a b c', { offset_b: 5 }));
+  assert.deepEqual(shifted, { shift: 5, reversed: false, distances: true });
+  assert.deepEqual(arrangement(run('a b c', 'c b a')), { shift: null, reversed: true, distances: true });
+  assert.deepEqual(arrangement(run('the cat chased the mouse', 'the mouse chased the cat')), { shift: null, reversed: false, distances: false });
+  assert.equal(arrangement(run('a b c', 'a b d')), null);
+  assert.deepEqual([blindTo('rope', shifted, false), blindTo('alibi', shifted, true), blindTo('sinusoidal', shifted, false)], [true, true, false]);
+  const mirrored = arrangement(run('a b c', 'c b a'));
+  assert.deepEqual([blindTo('alibi', mirrored, false), blindTo('alibi', mirrored, true), blindTo('rope', mirrored, false)], [true, false, false]);
 });
 
 test('off its setup (a reload after changes, a link with its own settings) a step says so and claims only what is seen', () => {
@@ -96,7 +162,8 @@ test('off its setup (a reload after changes, a link with its own settings) a ste
   const state = defaultState();
   STEPS[2].set(state, form);
   assert.deepEqual(offSetup(2, state, form), []);
-  const ctx = (s) => ({ result: model.verdict(s), state: s, form, threshold: (pair) => model.threshold(s, pair) });
+  const ctx = (s) => ({ result: model.verdict(s), state: s, form, threshold: (pair) => model.threshold(s, pair),
+    verdict: (changes) => model.verdict({ ...s, ...changes }) });
   assert.match(revealAt(2, ctx(state)).join(' '), /nearly equal/);
   // The student moves the magnitude back to 0.5: no "nearly equal" any more.
   const moved = { ...state, scale: 0.5 };
@@ -131,8 +198,10 @@ test('the tour step lives in the hash beside the state, not in it', () => {
   assert.deepEqual(parseView('#tour=3'), { view: { tour: 3 }, ignored: [], setsState: false });
   assert.equal(parseView(`#${toHash(state, { tour: 3 })}`).setsState, true);
   assert.deepEqual(parseHash(`#${toHash(state, { tour: 3 })}`), { state, ignored: [] });
-  assert.deepEqual(parseView('#tour=9').ignored, [{ label: 'tour step', value: '9', reason: 'allowed: a step number from 1 to 7' }]);
-  assert.equal(parseView('#tour=9').view.tour, 0);
+  const beyond = String(STEPS.length + 1);
+  assert.deepEqual(parseView(`#tour=${beyond}`).ignored,
+    [{ label: 'tour step', value: beyond, reason: `allowed: a step number from 1 to ${STEPS.length}` }]);
+  assert.equal(parseView(`#tour=${beyond}`).view.tour, 0);
 });
 
 test('the full run is cached by config and serves the verdicts too', () => {

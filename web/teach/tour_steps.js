@@ -1,6 +1,8 @@
 // tour_steps.js - the guided tour's steps, following the course module's
 // path: bare attention, positions on, a faint signal, the student's own
-// words, sinusoidal and RoPE, the causal mask. No DOM here.
+// words, sinusoidal and RoPE, the causal mask; then the next modules' tests
+// of a good positional signal: the shift test and ALiBi's reversal. No DOM
+// here.
 //
 // Each step sets the lab's state, asks for a prediction, and then says what
 // the lab actually computed. Nothing it claims is written in advance: every
@@ -9,6 +11,8 @@
 // tolerances were changed) the text says what is seen and why it may be.
 import { sig, ROUNDING_LEVEL } from '../app/format.js';
 import { wordsOf } from '../app/state.js';
+import { SCHEME_LABELS } from './schemes.js';
+import { arrangement, SEES } from './distances.js';
 
 // Steps set the lab up from the module's own sentences and settings, the
 // core's defaults: `form` (app/state.js) in set(state, form) and ctx.form.
@@ -57,6 +61,15 @@ function otherCauses({ state, result, form }) {
 const list = (items) => (items.length <= 1 ? items.join('')
   : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`);
 
+// How many paired words say True, and the mean: "5 of 5 words say True, and
+// the sentence mean says True."
+function tally(result) {
+  const paired = result.pairs.filter((p) => p.index_b !== null);
+  const same = paired.filter((p) => p.allclose).length;
+  return { same, paired: paired.length, all: paired.length > 0 && same === paired.length && result.mean.allclose,
+    text: `${same} of ${paired.length} words say True, and the sentence mean says ${TF(result.mean.allclose)}.` };
+}
+
 // Shared by the steps that follow one word: the live claim, or why there is none.
 function wordClaim({ result, state }) {
   const p = followed(result, state);
@@ -71,14 +84,34 @@ const wordAnswer = ({ result, state }) => followed(result, state)?.allclose ?? n
 // The followed word, quoted, for the questions.
 const W = ({ result, state }) => quoted(result.pairs[Math.min(state.word, result.pairs.length - 1)].word);
 
-// The module's sentence pair, following "man", with the given settings.
+// The module's sentence pair, following "man", with the given settings:
+// both sentences start at position 0, one head at the module's d.
 function moduleView(state, form, settings) {
   const module = form.defaultState();
   Object.assign(state, {
-    a: module.a, b: module.b, word: module.word, positions: false, causal: false,
-    scheme: module.scheme, scale: module.scale,
+    a: module.a, b: module.b, offsetA: module.offsetA, offsetB: module.offsetB, word: module.word,
+    positions: false, causal: false, scheme: module.scheme, scale: module.scale, dim: module.dim, heads: module.heads,
   }, settings);
 }
+
+// The shift test: one sentence twice, B starting 5 positions later, at d 16.
+const SHIFTED = 'the cat chased the mouse';
+function shiftTest(state, form, scheme) {
+  moduleView(state, form, {
+    a: SHIFTED, b: SHIFTED, word: wordsOf(SHIFTED).length - 1, offsetB: 5, dim: 16,
+    positions: true, scheme, scale: form.defaultScale(scheme),
+  });
+}
+const SCHEMES = Object.keys(SCHEME_LABELS);
+// Every scheme at its default magnitude on the lab as it is: "Random
+// stand-in 0 of 5, Sinusoidal 0 of 5, ...", and each one's tally.
+function everyScheme(ctx) {
+  const runs = SCHEMES.map((scheme) => ({ scheme, ...tally(ctx.verdict({ scheme, scale: ctx.form.defaultScale(scheme) })) }));
+  return { runs, text: runs.map((r) => `${SCHEME_LABELS[r.scheme]} ${r.same} of ${r.paired}`).join(', ') };
+}
+
+// The pair that is not a reversal: cat and mouse swap, "the" stays put.
+const NOT_REVERSED = { a: 'the cat chased the mouse', b: 'the mouse chased the cat', dim: 16, heads: 1, offsetA: 0, offsetB: 0 };
 
 function thresholdWords(t, form) {
   if (t === null || t === undefined) return '';
@@ -248,7 +281,7 @@ export const STEPS = [
       const p = followed(result, state);
       if (!p) return [wordClaim(ctx)];
       const end = 'That is the path: with neither positions nor a mask, attention is blind to order. ' +
-        'Finish the tour, or keep exploring with the views below the chart.';
+        'Next: two tests of what makes a positional signal a good one.';
       if (!state.causal) return [claim(p), 'The causal mask is off now, so this is bare attention again.', end];
       const seenA = p.index_a + 1;
       const seenB = p.index_b + 1;
@@ -263,14 +296,84 @@ export const STEPS = [
         'changes nothing for it.', end];
     },
   },
+  {
+    title: 'The shift test: where the sentence starts',
+    set: (state, form) => shiftTest(state, form, 'rope'),
+    intro: ({ state }) => {
+      const later = state.offsetB - state.offsetA;
+      return 'Sentence B is the very same sentence as A, but it starts ' +
+        `${later} position${Math.abs(later) === 1 ? '' : 's'} later, as if it came after other text ` +
+        `(the fields under the sentences say where each starts). ${SCHEME_LABELS[state.scheme]} is on.`;
+    },
+    question: ({ state }) => `Same words, same order, only further along. With ${SCHEME_LABELS[state.scheme]}, ` +
+      'will every word come out identical?',
+    choices: [{ label: 'All identical', value: true }, { label: 'Some differ', value: false }],
+    answer: ({ result }) => tally(result).all,
+    reveal(ctx) {
+      const { result, state } = ctx;
+      const every = everyScheme(ctx);
+      const lines = [`With ${SCHEME_LABELS[state.scheme]}: ${tally(result).text}`,
+        `The same test with each kind of signal (words that say True): ${every.text}.`];
+      const by = Object.fromEntries(every.runs.map((r) => [r.scheme, r.all]));
+      if (by.rope && by.alibi && !by.random && !by.sinusoidal) {
+        lines.push('The stand-in and sinusoidal add a signal for where each word stands, so starting later ' +
+          'changes every input. RoPE and ALiBi see only how far apart words stand, and moving the whole ' +
+          'sentence keeps every distance: to them a sentence reads the same wherever it starts. That is what ' +
+          '“relative” positions means.');
+      } else {
+        const causes = otherCauses(ctx).filter((c) => c !== 'positional information is on');
+        lines.push('Not the usual split between the schemes that say where a word stands and those that see ' +
+          `only distances${causes.length ? `: ${list(causes)}` : ''}. Set this step up again to compare.`);
+      }
+      return lines;
+    },
+  },
+  {
+    title: 'ALiBi: a sentence and its mirror',
+    set: (state, form) => moduleView(state, form, { positions: true, scheme: 'alibi', scale: form.defaultScale('alibi') }),
+    intro: () => 'ALiBi adds nothing to the words either. It lowers each attention score by how far apart the two ' +
+      'words stand: the further apart, the lower (Press et al. 2022). Each head does this at its own rate.',
+    question: ({ result, state }) => (arrangement(result)?.reversed
+      ? `“${state.b}” is “${state.a}” read backwards. With ALiBi, will every word come out identical?`
+      : 'With ALiBi, will every word come out identical?'),
+    choices: [{ label: 'All identical', value: true }, { label: 'Some differ', value: false }],
+    answer: ({ result }) => tally(result).all,
+    reveal(ctx) {
+      const { result } = ctx;
+      const lines = [tally(result).text];
+      const facts = arrangement(result);
+      if (facts?.reversed && tally(result).all) {
+        const [first, last] = [result.pairs[0], result.pairs.at(-1)];
+        lines.push(`Reading a sentence backwards keeps every distance: ${quoted(first.word)} and ` +
+          `${quoted(last.word)} stand ${Math.abs(last.index_a - first.index_a)} apart in A and ` +
+          `${Math.abs(last.index_b - first.index_b)} apart in B. ALiBi sees ${SEES.alibi}, so it cannot ` +
+          'tell who did what to whom, however strong it is.');
+      } else if (!tally(result).all) {
+        const causes = otherCauses(ctx).filter((c) => c !== 'positional information is on');
+        lines.push(`Some words differ here: ${causes.length ? list(causes) : 'B is not A read backwards'}.`);
+      }
+      const other = ctx.verdict(NOT_REVERSED);
+      lines.push(`A swap is not a reversal: in ${quoted(NOT_REVERSED.a)} / ${quoted(NOT_REVERSED.b)} (d 16) ` +
+        '“cat” and “mouse” trade places but “the” stays, so some distances change, and the sentence mean says ' +
+        `${TF(other.mean.allclose)} (max |diff| ${sig(other.mean.max_abs_diff)}). It is among the example pairs.`);
+      const rope = tally(ctx.verdict({ scheme: 'rope', scale: ctx.form.defaultScale('rope') }));
+      lines.push(`RoPE, which also sees which word comes first, ${rope.all ? 'cannot tell them apart either' : 'tells them apart'}: ` +
+        `with it, ${rope.same} of ${rope.paired} words say True. That is the end of the tour; keep exploring with ` +
+        'the example pairs and the views below the chart.');
+      return lines;
+    },
+  },
 ];
 
 export const TOUR_STEPS = STEPS.length;
 
 // The settings a step sets up, in words, for saying what was changed since.
+// Those under Advanced (d, heads, seed, tolerances) are the student's to
+// try: every claim is computed for them, and tolerances are named when
+// they matter.
 const SETTING_WORDS = {
-  a: 'sentence A', b: 'sentence B', positions: 'positional information', scheme: 'the kind of signal',
-  scale: 'the magnitude', causal: 'the causal mask',
+  a: 'sentence A', b: 'sentence B', offsetA: 'where A starts', offsetB: 'where B starts',
+  positions: 'positional information', scheme: 'the kind of signal', scale: 'the magnitude', causal: 'the causal mask',
 };
 
 // What differs between the lab's state and step k's setup (e.g. a reload

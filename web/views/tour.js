@@ -31,7 +31,7 @@ export function createTour(root, on) {
   $('.tour-reset').addEventListener('click', () => on.go(current));
 
   // step: 1..N; guess: undefined until a choice is made; ctx: {result, form,
-  // state, threshold(pairIndex)} for the live text.
+  // state, threshold(pairIndex), verdict(changes)} for the live text.
   function render({ step, guess, ctx }) {
     current = step;
     root.hidden = false;
