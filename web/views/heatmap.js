@@ -67,8 +67,9 @@ function fill(table, labels, matrix) {
 }
 
 // The head menu: one option per head, rebuilt when the count changes; the
-// head picked stays picked while it exists. Returns the head to show.
-function pickHead(select, note, heads) {
+// head picked stays picked while it exists. With one head there is nothing
+// to pick, and the note says where more are set. Returns the head to show.
+function pickHead({ pick, select, note }, heads) {
   if (select.options.length !== heads) {
     const was = Number(select.value) || 0;
     select.replaceChildren(...Array.from({ length: heads }, (_, h) => {
@@ -78,14 +79,14 @@ function pickHead(select, note, heads) {
       return option;
     }));
     select.value = String(Math.min(was, heads - 1));
-    select.disabled = heads === 1;
-    setText(note, heads === 1 ? 'more heads: Advanced, Attention heads' : '');
+    setHidden(pick, heads === 1);
+    setText(note, heads === 1 ? 'One attention head (set more under Advanced)' : '');
   }
   return Number(select.value);
 }
 
-// section: the <details> holding #heat-a, #heat-b, #heat-align, #heat-head,
-// #heat-note.
+// section: the <details> holding #heat-a, #heat-b, #heat-align, the head
+// menu (#heat-head-pick, #heat-head, #heat-head-note) and #heat-note.
 export function createHeatmaps(section) {
   const tableA = section.querySelector('#heat-a');
   const tableB = section.querySelector('#heat-b');
@@ -93,15 +94,18 @@ export function createHeatmaps(section) {
   const alignHint = section.querySelector('#heat-align-hint');
   const captionB = tableB.querySelector('caption .which');
   const note = section.querySelector('#heat-note');
-  const headSelect = section.querySelector('#heat-head');
-  const headNote = section.querySelector('#heat-head-note');
+  const head = {
+    pick: section.querySelector('#heat-head-pick'),
+    select: section.querySelector('#heat-head'),
+    note: section.querySelector('#heat-head-note'),
+  };
 
   // result: a `full` lab result.
   function render(result) {
     const { sentence_a: wordsA, sentence_b: wordsB, offset_a: startA, offset_b: startB } = result.config;
-    const head = pickHead(headSelect, headNote, result.attention_heads_a.length);
-    const A = result.attention_heads_a[head];
-    const B = result.attention_heads_b[head];
+    const h = pickHead(head, result.attention_heads_a.length);
+    const A = result.attention_heads_a[h];
+    const B = result.attention_heads_b[h];
     // Side by side while both fit, one above the other when they do not.
     section.querySelector('.heatmaps').style.setProperty('--n', String(Math.max(wordsA.length, wordsB.length)));
     // a word's position: where its sentence starts, plus its index

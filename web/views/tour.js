@@ -78,6 +78,7 @@ export function createTour(root, on) {
       text.forEach((line, k) => {
         if (!lines.children[k]) lines.append(document.createElement('p'));
         setText(lines.children[k], line);
+        lines.children[k].classList.toggle('claim', line.startsWith('np.allclose('));
       });
     }
     back.disabled = step === 1;
