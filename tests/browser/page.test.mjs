@@ -567,7 +567,7 @@ test('garbage in the link falls back to defaults with a notice', async () => {
   assert.equal(await page.inputValue('#sentence-b'), 'cat sat');
   assert.equal(await page.inputValue('#dim'), '6');
   assert.equal(await page.isChecked('#positions'), false);
-  assert.match(page.url(), /#a=dog\+bites\+man&b=cat\+sat&pos=0&scheme=random&scale=0\.5&/);
+  assert.match(page.url(), /#a=dog\+bites\+man&b=cat\+sat&oa=0&ob=0&pos=0&scheme=random&scale=0\.5&/);
   await page.click('#notice-close');
   assert.ok(await page.isHidden('#notice'));
 

@@ -107,7 +107,7 @@ async function goHash(page, hash) {
   await settled(page);
 }
 
-test('the guided tour: seven steps, each claim read from the live result, resumable from the URL', async () => {
+test('the guided tour: nine steps, each claim read from the live result, resumable from the URL', async () => {
   const { page, done } = await open('/');
   assert.equal(await page.textContent('#tour-start'), 'Guided tour');
   assert.ok(await page.isHidden('#tour'));
@@ -116,7 +116,7 @@ test('the guided tour: seven steps, each claim read from the live result, resuma
 
   // 1. Positions off: "man" identical.
   let t = await tourText(page);
-  assert.equal(t.count, 'Guided tour · step 1 of 7');
+  assert.equal(t.count, 'Guided tour · step 1 of 9');
   assert.equal(t.question, 'Will “man” come out as the same vector in both sentences?');
   assert.match(page.url(), /&tour=1$/);
   assert.equal(await page.isChecked('#positions'), false);
@@ -141,7 +141,7 @@ test('the guided tour: seven steps, each claim read from the live result, resuma
   await page.reload({ waitUntil: 'domcontentloaded' });
   await page.waitForSelector('html[data-ready]', { state: 'attached' });
   await settled(page);
-  assert.equal((await tourText(page)).count, 'Guided tour · step 3 of 7');
+  assert.equal((await tourText(page)).count, 'Guided tour · step 3 of 9');
   assert.equal(await page.inputValue('#scale-text'), '0.001');
   t = await guessAndCheck(page, 'Still False');
   const man = (await table(page)).find((r) => r.word === 'man');
@@ -196,13 +196,26 @@ test('the guided tour: seven steps, each claim read from the live result, resuma
   assert.equal(await page.isChecked('#causal'), true);
   t = await guessAndCheck(page, 'Identical');
   assert.match(t.lines[1], /sees 3 words in A but 1 word in B/);
-  assert.equal(await page.textContent('.tour-next'), 'Finish');
+  assert.equal(await page.textContent('.tour-next'), 'Next');
 
-  // Back keeps the guess; Finish leaves the tour and the URL.
+  // Back keeps the guess.
   await page.click('.tour-back');
   await settled(page);
   assert.equal((await tourText(page)).revealed, true);
   await page.click('.tour-next');
+  await settled(page);
+  // 8. The shift test, 9. ALiBi's mirror (their claims: offsets_heads_alibi.test.mjs).
+  await page.click('.tour-next');
+  await settled(page);
+  assert.equal(await page.inputValue('#offset-b'), '5');
+  await guessAndCheck(page, 'All identical', { wordStep: false });
+  await page.click('.tour-next');
+  await settled(page);
+  assert.equal(await page.isChecked('input[name="scheme"][value="alibi"]'), true);
+  await guessAndCheck(page, 'All identical', { wordStep: false });
+  assert.equal(await page.textContent('.tour-next'), 'Finish');
+
+  // Finish leaves the tour and the URL.
   await page.click('.tour-next');
   await settled(page);
   assert.ok(await page.isHidden('#tour'));
@@ -212,7 +225,7 @@ test('the guided tour: seven steps, each claim read from the live result, resuma
   // A bare link to a step sets that step's state; a claim that differs from
   // the module's (loose tolerances) says what is seen.
   await goHash(page, 'tour=2');
-  assert.equal((await tourText(page)).count, 'Guided tour · step 2 of 7');
+  assert.equal((await tourText(page)).count, 'Guided tour · step 2 of 9');
   assert.equal(await page.isChecked('#positions'), true);
   await page.click('details.advanced summary');
   await page.fill('#rtol', '100');
@@ -235,10 +248,10 @@ test('the guided tour: seven steps, each claim read from the live result, resuma
   await settled(page);
   assert.ok(await page.isHidden('#tour'));
   assert.doesNotMatch(page.url(), /tour=/);
-  assert.equal(await page.textContent('#tour-start'), 'Resume the tour (step 2 of 7)');
+  assert.equal(await page.textContent('#tour-start'), 'Resume the tour (step 2 of 9)');
   await page.click('#tour-start');
   await settled(page);
-  assert.equal((await tourText(page)).count, 'Guided tour · step 2 of 7');
+  assert.equal((await tourText(page)).count, 'Guided tour · step 2 of 9');
   await page.click('.tour-skip');
   await done();
 });
@@ -335,8 +348,9 @@ test('Copy as NumPy runs under NumPy and matches the page; downloads; thresholds
     const json = await downloaded(page, '#download-json');
     assert.equal(json.name, 'poslab-random-0.5.json');
     const result = JSON.parse(json.body.toString('utf8'));
-    assert.deepEqual(Object.keys(result).sort(), ['attention_a', 'attention_b', 'baseline', 'config', 'mean', 'output_a',
-      'output_b', 'pairs', 'permutation', 'sweep', 'unpaired_b']);
+    assert.deepEqual(Object.keys(result).sort(), ['attention_a', 'attention_b', 'attention_heads_a', 'attention_heads_b',
+      'baseline', 'config', 'mean', 'output_a', 'output_b', 'pairs', 'permutation', 'scores_heads_a', 'scores_heads_b',
+      'sweep', 'unpaired_b']);
     assert.deepEqual(result, expected); // every number exactly the core's
     const man = result.pairs[2];
     assert.deepEqual([man.word, man.index_a, man.index_b, man.allclose], ['man', 2, 0, false]);
