@@ -12,10 +12,10 @@ import { excerpt } from '../app/state.js';
 // closed).
 export const GROUPS = [
   { name: 'intro', label: 'Introduction', height: 0 },
-  { name: 'words', label: 'Sentences and examples', height: 295 },
+  { name: 'words', label: 'Sentences and examples', height: 375 },
   { name: 'positions', label: 'Positional information switch', height: 150 },
-  { name: 'scheme', label: 'Kind of positional signal', height: 335 },
-  { name: 'magnitude', label: 'Magnitude', height: 231 },
+  { name: 'scheme', label: 'Kind of positional signal', height: 440 },
+  { name: 'magnitude', label: 'Magnitude', height: 251 },
   { name: 'causal', label: 'Causal mask', height: 212 },
   { name: 'advanced', label: 'Advanced settings', height: 53 },
   { name: 'plot', label: 'Chart', height: 0 },
