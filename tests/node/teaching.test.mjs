@@ -117,6 +117,14 @@ test('the shift test step: its count for every scheme is the core\'s; relative s
     assert.equal(r.mean.allclose, relative, `${scheme}: the mean`);
   }
   assert.match(shift.lines[2], /RoPE and ALiBi see only how far apart words stand/);
+  // Another scheme picked by hand: the step's own words name it, and the others' counts stay.
+  const model = new Model(lab, form);
+  const sin = { ...s, scheme: 'sinusoidal', scale: form.defaultScale('sinusoidal') };
+  const sinResult = model.verdict(sin);
+  const lines = revealAt(7, { result: sinResult, state: sin, form, threshold: () => null, verdict: (c) => model.verdict({ ...sin, ...c }) });
+  const sinCount = count(sinResult);
+  assert.equal(lines[0], `With Sinusoidal: ${sinCount.same} of ${sinCount.paired} words say True, and the sentence mean says False.`);
+  assert.equal(lines[1], shift.lines[1]);
   // Any seed and any later start: RoPE still sees no shift.
   for (let seed = 0; seed < 8; seed++) {
     const r = tourStep(7, (st) => Object.assign(st, { seed, offsetB: 1 + seed * 100 }));

@@ -201,6 +201,7 @@ export const STEPS = [
   },
   {
     title: 'Your own words',
+    anyState: true, // the student's words are the point
     set: (state) => Object.assign(state, { positions: false, causal: false, word: wordsOf(state.a).length - 1 }),
     intro: () => 'Exercise 1: type a sentence of your own into Sentence A, and the same words in another order ' +
       'into Sentence B (or press Shuffle B). Positional information is off again.',
@@ -298,6 +299,7 @@ export const STEPS = [
   },
   {
     title: 'The shift test: where the sentence starts',
+    anyState: true, // it names the scheme shown and runs every other one
     set: (state, form) => shiftTest(state, form, 'rope'),
     intro: ({ state }) => {
       const later = state.offsetB - state.offsetA;
@@ -407,8 +409,9 @@ function generic(ctx) {
 }
 
 // What the tour says after a guess at step k: the step's own words when the
-// lab shows its setup, otherwise words built from what the lab shows.
+// lab shows its setup (or the step's words fit any state: `anyState`),
+// otherwise words built from what the lab shows.
 export function revealAt(k, ctx) {
-  if (k === 3 || offSetup(k, ctx.state, ctx.form).length === 0) return STEPS[k].reveal(ctx);
+  if (STEPS[k].anyState || offSetup(k, ctx.state, ctx.form).length === 0) return STEPS[k].reveal(ctx);
   return generic(ctx);
 }
