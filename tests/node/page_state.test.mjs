@@ -197,7 +197,7 @@ test('embed options: ?embed=1&hide=... and a safe snippet', () => {
   assert.deepEqual(readView('?embed=1&hide=words,plot, intro,bogus'), {
     embed: true,
     hide: new Set(['words', 'plot', 'intro']),
-    ignored: [{ label: 'hide', value: 'bogus', reason: 'allowed: intro, words, positions, scheme, magnitude, causal, advanced, plot, tour, export, heatmap, permutation, baseline' }],
+    ignored: [{ label: 'hide', value: 'bogus', reason: 'allowed: intro, words, positions, scheme, magnitude, causal, advanced, plot, tour, export, heatmap, permutation, baseline, why' }],
   });
   assert.equal(readView('').embed, false);
   assert.equal(iframeSnippet('https://x/?embed=1#a=1&b="<', '100%', '700'),
