@@ -144,35 +144,38 @@ void attention_apply(double *out, double *attn, const double *v, int n, int widt
         double maxval = -INFINITY;
         for (int j = 0; j < visible; j++)
             if (row[j] > maxval) maxval = row[j];
-        /* exp and sum; masked entries are exp(-inf) = 0. Below EXP_ZERO
-           exp() rounds to 0 anyway (e^x < 2^-1075), but libm gets there
-           through its slow underflow path, which at large magnitudes, where
-           most scores lie far below the row's maximum, took half the time
-           of a sweep: so those are set to 0 directly, the same bits. */
+        /* exp and sum. Below EXP_ZERO exp() rounds to 0 anyway (e^x <
+           2^-1075), but libm gets there through its slow underflow path,
+           which at large magnitudes, where most scores lie far below the
+           row's maximum, took half the time of a sweep: so those are set
+           to 0 directly. A weight of 0 adds exactly nothing to the sum or
+           to the weighted sum of values below, so only the others (`used`)
+           are normalised and summed, in order of j: the same bits, less
+           work. Masked entries (j >= visible) are 0 as exp(-inf) would be. */
         double sum = 0.0;
+        int used[POSLAB_MAX_TOKENS], count = 0;
         for (int j = 0; j < visible; j++) {
             double x = row[j] - maxval;
-            row[j] = x < EXP_ZERO ? 0.0 : exp(x);
+            if (x < EXP_ZERO) {
+                row[j] = 0.0;
+                continue;
+            }
+            row[j] = exp(x);
             sum += row[j];
+            used[count++] = j;
         }
         for (int j = visible; j < n; j++) row[j] = 0.0;
-        /* normalise */
-        for (int j = 0; j < visible; j++) row[j] /= sum;
-        /* weighted sum of values: o[c] = sum over j of row[j] v[j][c], in
-           order of j. A weight that underflowed to 0 (a peaked softmax, at
-           large magnitudes most of them) adds exactly nothing, so only the
-           others are summed, in the same order: the same bits, less work. */
-        double *o = out + (long)i * ld;
+        /* normalise, and o[c] = sum over j of row[j] v[j][c] */
         double weight[POSLAB_MAX_TOKENS];
-        const double *used[POSLAB_MAX_TOKENS];
-        int count = 0;
-        for (int j = 0; j < visible; j++) {
-            if (row[j] == 0.0) continue;
-            weight[count] = row[j];
-            used[count++] = v + (long)j * ld;
+        const double *rows[POSLAB_MAX_TOKENS];
+        for (int k = 0; k < count; k++) {
+            row[used[k]] /= sum;
+            weight[k] = row[used[k]];
+            rows[k] = v + (long)used[k] * ld;
         }
+        double *o = out + (long)i * ld;
         for (int c = 0; c < width; c++) o[c] = 0.0;
-        accumulate_gathered(o, weight, used, count, width);
+        accumulate_gathered(o, weight, rows, count, width);
     }
 }
 
