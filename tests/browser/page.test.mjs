@@ -404,10 +404,11 @@ test('the chart follows the slider without recomputing the sweep', async () => {
   await done();
 });
 
-// 64 words at d 512 (the largest allowed): a sweep takes ~0.2 s.
+// 64 words at d 512 (the largest allowed) with RoPE, whose sweep has no
+// shortcut: ~0.2 s, far longer than the page's own share of a keystroke.
 const LARGE = (() => {
   const words = Array.from({ length: 64 }, (_, i) => `w${String(i + 1).padStart(2, '0')}`);
-  return `/#a=${words.join('+')}&b=${[...words].reverse().join('+')}&pos=1&scheme=random&scale=0.5&dim=512&word=0`;
+  return `/#a=${words.join('+')}&b=${[...words].reverse().join('+')}&pos=1&scheme=rope&scale=0.5&dim=512&word=0`;
 })();
 
 test('a large sweep is computed off the page\'s thread, so typing never waits for it', async () => {
@@ -450,7 +451,7 @@ test('a large sweep is computed off the page\'s thread, so typing never waits fo
     const lab = await createLab();
     const a = document.getElementById('sentence-a').value;
     const b = document.getElementById('sentence-b').value;
-    const { sweep } = lab.run({ sentence_a: a, sentence_b: b, dim: 512, scheme: 'random', scale: 0.5, sweep: { lo: 1e-9, hi: 1e3, count: 121 } });
+    const { sweep } = lab.run({ sentence_a: a, sentence_b: b, dim: 512, scheme: 'rope', scale: 0.5, sweep: { lo: 1e-9, hi: 1e3, count: 121 } });
     lab.dispose();
     return sweep.mean.filter((p, i) => i % 10 === 0); // the mean at each power of ten
   });
@@ -468,7 +469,7 @@ test('a large sweep is computed off the page\'s thread, so typing never waits fo
     const { createLab } = await import('./poslab.js');
     const lab = await createLab();
     const config = { sentence_a: document.getElementById('sentence-a').value, sentence_b: document.getElementById('sentence-b').value,
-      dim: 512, scheme: 'random', scale: 0.5 };
+      dim: 512, scheme: 'rope', scale: 0.5 };
     const whole = lab.threshold(config, 1, { lo: 1e-12, hi: 1e6, relTol: 1e-3 });
     lab.dispose();
     return { whole, legend: document.querySelector('.legend-word').textContent, caption: document.querySelector('.chart-caption').textContent };

@@ -164,6 +164,27 @@ function nowPlugin(now) {
   };
 }
 
+// A copy of the canvas as it stands after the curves, shading and
+// thresholds, before the marker: a slider step moves only the marker, so it
+// paints this copy back and draws the marker on it (markerOnly below)
+// instead of having Chart.js draw axes, grid, curves and shading again,
+// which was most of a slider step at 64 words. Every full draw refreshes it.
+function basePlugin(base) {
+  return {
+    id: 'poslabBase',
+    afterDatasetsDraw(chart) {
+      const { canvas } = chart;
+      if (base.canvas.width !== canvas.width || base.canvas.height !== canvas.height) {
+        base.canvas.width = canvas.width;
+        base.canvas.height = canvas.height;
+      }
+      base.context ??= base.canvas.getContext('2d');
+      base.context.drawImage(canvas, 0, 0);
+      base.valid = true;
+    },
+  };
+}
+
 // The two curves. Their points stay in chart.data.datasets (the readout and
 // tests read them there), but the datasets are hidden from Chart.js: a change
 // of dataset data would need chart.update(), whose layout pass (measuring
@@ -233,6 +254,9 @@ export function createPlot(figure, { maxScale }) {
   const shade = { ranges: [], thresholds: [] };
   let drawn = { sweep: null, key: '' }; // the sweep and the rest the curves were last set from
   const readout = { index: null, lines: [], font: '', fontSize: 13, text: '', background: '', border: '' };
+  const base = { canvas: document.createElement('canvas'), context: null, valid: false };
+  const marker = nowPlugin(now);
+  const readoutLayer = readoutPlugin(readout, FLOOR);
 
   const chart = new Chart(canvas, {
     type: 'line',
@@ -275,9 +299,26 @@ export function createPlot(figure, { maxScale }) {
         poslabReadout: readout,
       },
     },
-    // in drawing order: curves, then thresholds (shade), marker, readout
-    plugins: [curvesPlugin, shadePlugin(shade), nowPlugin(now), readoutPlugin(readout, FLOOR)],
+    // in drawing order: curves, then thresholds (shade), the copy without
+    // the marker (base), marker, readout
+    plugins: [curvesPlugin, shadePlugin(shade), basePlugin(base), marker, readoutLayer],
   });
+
+  // The marker and readout on the last full draw's copy (see basePlugin);
+  // a full draw when there is no copy of the canvas as it is now.
+  function markerOnly() {
+    const { canvas, ctx } = chart;
+    if (!base.valid || base.canvas.width !== canvas.width || base.canvas.height !== canvas.height) {
+      chart.draw();
+      return;
+    }
+    ctx.save();
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.drawImage(base.canvas, 0, 0);
+    ctx.restore();
+    marker.afterDatasetsDraw(chart);
+    readoutLayer.afterDraw(chart);
+  }
 
   // Colours and fonts from the page's CSS (light or dark).
   function applyTheme() {
@@ -364,7 +405,8 @@ export function createPlot(figure, { maxScale }) {
     ] : [];
     // The curves, shading and thresholds change only with these.
     const key = JSON.stringify([sel, word, paired, thresholds]);
-    if ((sweep && sweep !== drawn.sweep) || key !== drawn.key) {
+    const changed = (sweep && sweep !== drawn.sweep) || key !== drawn.key;
+    if (changed) {
       drawn = { sweep: sweep ?? drawn.sweep, key };
       w.label = word;
       if (sweep) {
@@ -375,7 +417,8 @@ export function createPlot(figure, { maxScale }) {
       shade.thresholds = thresholds;
       if (readout.index !== null) readout.lines = readoutLines(chart.data.datasets, readout.index, FLOOR);
     }
-    chart.draw();
+    if (changed) chart.draw();
+    else markerOnly();
     table.update(sweep, sel, word, paired);
 
     // What the chart cannot say by itself.
@@ -409,6 +452,7 @@ export function createPlot(figure, { maxScale }) {
 
   function retheme() {
     applyTheme();
+    base.valid = false;
     chart.update('none');
   }
 
