@@ -146,7 +146,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     }
     if (isOpen('why')) why.render(whyClaims(model.configOf(lab), why.choice()));
     if (plot && !view.hide.has('plot')) renderChart(page, result);
-    doc.documentElement.dataset.ready = 'true';
+    setAttr(doc.documentElement, 'data-ready', 'true'); // rewriting it would restyle the whole page each step
   }
 
   return {
