@@ -58,3 +58,42 @@ for (const [name, worker] of [['in the sweep worker', true], ['on the page (work
     await context.close();
   });
 }
+
+// Rows of the verdict table out of sight are filled once the slider rests:
+// during a drag they wait (the table says aria-busy), and then every row
+// shows the core's figures for the final magnitude.
+test('rows out of sight catch up with the slider once it rests', { timeout: 60000 }, async () => {
+  const { sig } = await import('../../web/app/format.js');
+  const context = await browser.newContext();
+  const url = `/#a=${words(48).join('+')}&b=${words(48).reverse().join('+')}&pos=1&scheme=rope&scale=0.01&dim=64&word=0`;
+  const { page, done } = await openPage(context, origin, url, { width: 1280, height: 700 });
+  const during = await page.evaluate(() => {
+    const slider = document.getElementById('scale-slider');
+    for (const v of [-1.5, -1, -0.5, 0, 0.5]) {
+      slider.value = String(v);
+      slider.dispatchEvent(new Event('input', { bubbles: true }));
+    }
+    const rows = [...document.querySelectorAll('#verdict-rows tr')];
+    return { busy: document.querySelector('.verdict-table').getAttribute('aria-busy'), last: rows.at(-2).querySelector('.cosine .num').textContent };
+  });
+  assert.equal(during.busy, 'true', 'the table says it is catching up');
+  await page.waitForFunction(() => document.querySelector('.verdict-table').getAttribute('aria-busy') === 'false');
+  const [shown, core] = await Promise.all([
+    page.$$eval('#verdict-rows tr', (rows) => rows.map((r) => [r.querySelector('.maxdiff .num').textContent, r.querySelector('.cosine .num').textContent])),
+    page.evaluate(async () => {
+      const { createLab } = await import('./poslab.js');
+      const lab = await createLab();
+      const scale = Number(document.getElementById('scale-text').value);
+      const r = lab.run({ sentence_a: document.getElementById('sentence-a').value, sentence_b: document.getElementById('sentence-b').value,
+        dim: 64, scheme: 'rope', scale });
+      lab.dispose();
+      return [...r.pairs, r.mean].map((p) => [p.max_abs_diff, p.cosine_distance]);
+    }),
+  ]);
+  assert.equal(shown.length, 49);
+  assert.deepEqual(shown, core.map(([d, c]) => [sig(d), sig(c)]), 'every row, the last included, shows the final magnitude');
+  // the last word's row was out of sight and still showed an earlier magnitude during the drag
+  assert.notEqual(during.last, shown.at(-2)[1]);
+  await done();
+  await context.close();
+});

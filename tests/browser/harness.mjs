@@ -102,8 +102,10 @@ export async function settled(target) {
   await target.waitForSelector('html[data-ready]', { state: 'attached' });
   await target.waitForFunction(() => {
     const plot = document.getElementById('plot');
+    const rows = document.querySelector('.verdict-table'); // rows out of sight are filled a moment later
     const hashWritten = document.documentElement.dataset.hash !== 'pending';
-    return hashWritten && (!plot || plot.hidden || plot.getAttribute('aria-busy') !== 'true');
+    return hashWritten && (!plot || plot.hidden || plot.getAttribute('aria-busy') !== 'true') &&
+      rows?.getAttribute('aria-busy') !== 'true';
   });
 }
 
