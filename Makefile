@@ -70,7 +70,10 @@ site: wasm
 	# index.html preloads it, so the page has no module graph to discover.
 	cp -R web/*.js web/app web/browser web/views web/teach $(BUILD)/wasm/poslab-core.js $(PAGE_SRC)/
 	$(ESBUILD) $(PAGE_SRC)/main.js --bundle --format=esm --external:./vendor/chart.min.js --external:./poslab.js \
-	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/main.js
+	  --external:./why_panel.js --minify --sourcemap --target=es2022 --outfile=$(SITE)/main.js
+	# The Why panel's code, loaded when the panel is first opened.
+	$(ESBUILD) $(PAGE_SRC)/why_panel.js --bundle --format=esm --external:./poslab.js \
+	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/why_panel.js
 	$(ESBUILD) $(PAGE_SRC)/sweep_worker.js --bundle --format=esm --external:./poslab.js \
 	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/sweep_worker.js
 	$(ESBUILD) web/poslab.js --minify --sourcemap --target=es2022 --outfile=$(SITE)/poslab.js

@@ -7,8 +7,6 @@ import { viewUrl } from './views/embed.js';
 import { createVerdicts } from './views/verdicts.js';
 import { createControls, showFailure } from './views/controls.js';
 import { createTour } from './views/tour.js';
-import { createWhy } from './views/why.js';
-import { createOwnLabClaims } from './teach/why_claims.js';
 import { createLab } from './poslab.js';
 import { setText, setHidden, setAttr } from './views/dom.js';
 
@@ -28,8 +26,20 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   const controls = createControls(doc, form);
   const verdicts = createVerdicts($('verdicts'));
   const tour = createTour($('tour'), tourActions);
-  const why = createWhy($('why'), () => render(store.get()));
-  const whyClaims = createOwnLabClaims(createLab, () => render(store.get()));
+  // The Why panel and its claims, once its code has loaded (loadWhy).
+  let why = null;
+  let whyLoading = null;
+  function loadWhy() {
+    whyLoading ??= import('./why_panel.js').then(({ createWhy, createOwnLabClaims }) => {
+      why = {
+        panel: createWhy($('why'), () => render(store.get())),
+        claims: createOwnLabClaims(createLab, () => render(store.get())),
+      };
+      render(store.get());
+    }, (e) => showFailure(doc, 'The panel could not be loaded', e));
+    return whyLoading;
+  }
+  $('why').addEventListener('toggle', () => { if ($('why').open) loadWhy(); });
   // Created after the first render (panels) and once Chart.js has loaded (plot).
   let panels = null;
   let plot = null;
@@ -108,11 +118,14 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     let [sweep, threshold, meanThreshold] = cached();
     let missing = (!sweep || threshold === undefined || meanThreshold === undefined) &&
       sweepFailed !== model.sweepKey(lab);
-    // A small sentence's chart is drawn with its verdicts, in the same frame.
+    // A small sentence's chart is drawn with its verdicts, in the same
+    // frame; a larger one's coarse first curve, when that is quick.
     if (missing && model.chartDataIsQuick(lab)) {
       computeChart(lab);
       [sweep, threshold, meanThreshold] = cached();
       missing = false;
+    } else if (missing && !sweep && model.coarseSweep(lab) === undefined && model.coarseIsQuick(lab)) {
+      try { model.computeCoarse(lab); } catch (e) { chartFailed(model.sweepKey(lab), e); }
     }
     const coarse = !sweep ? model.coarseSweep(lab) : undefined;
     plot.update({ sweep: sweep ?? coarse, coarse: Boolean(coarse), result, state: lab, threshold: threshold ?? null,
@@ -144,7 +157,10 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
       panels.baseline.render(result, lab);
       panels.exporter.render({ hasChart: Boolean(plot) });
     }
-    if (isOpen('why')) why.render(whyClaims(model.configOf(lab), why.choice()));
+    if (isOpen('why')) {
+      if (why) why.panel.render(why.claims(model.configOf(lab), why.panel.choice()));
+      else loadWhy();
+    }
     if (plot && !view.hide.has('plot')) renderChart(page, result);
     setAttr(doc.documentElement, 'data-ready', 'true'); // rewriting it would restyle the whole page each step
   }

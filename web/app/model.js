@@ -25,8 +25,11 @@ export const QUICK_CHART_MS = 20;
 export const COARSE_FIRST_MS = 60;
 const COARSE_WORK = 1e6;
 
-// The work of a sweep grows as words² × d (both sentences).
-const sweepWork = (state) => (wordsOf(state.a).length ** 2 + wordsOf(state.b).length ** 2) * state.dim;
+// The work of a sweep grows as words² × d (both sentences' products) plus
+// words² × heads (their softmax's exponentials, each worth about 16 of the
+// products' multiply-adds).
+const sweepWork = (state) => (wordsOf(state.a).length ** 2 + wordsOf(state.b).length ** 2) *
+  (state.dim + 16 * (state.heads ?? 1));
 
 // A small map that forgets its oldest entries.
 class Cache {
@@ -115,6 +118,11 @@ export class Model {
   wantsCoarse(state) {
     const work = sweepWork(state);
     return this.msPerWork === null ? work > COARSE_WORK : this.msPerWork * work > COARSE_FIRST_MS;
+  }
+
+  // Whether the coarse first curve (a fifth of the sweep) fits in QUICK_CHART_MS.
+  coarseIsQuick(state) {
+    return this.msPerWork !== null && (this.msPerWork * sweepWork(state) * (COARSE_SWEEP.count / SWEEP.count)) < QUICK_CHART_MS;
   }
 
   // Computes the coarse first curve on this thread.
