@@ -11,7 +11,7 @@
 // keystroke changes the words, so the sweep is recomputed too: timed until
 // the chart.draw() that draws the new sweep has returned, with layout forced
 // after it in the same way; and until the first curve for the new words,
-// which for a long sweep is a coarse one (a fifth of the magnitudes)
+// which for a long sweep is a coarse one (a tenth of the magnitudes)
 // drawn before the rest.
 import { SITE, serveDir, launch } from '../browser/harness.mjs';
 

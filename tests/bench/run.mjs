@@ -399,7 +399,7 @@ out('Measured with the Performance API inside the page (tests/bench/browser.mjs)
     'forced at the end. A keystroke changes a word, so the sweep is recomputed too: it is timed until the ' +
     'chart.draw() that draws the new sweep returns, layout forced after it ("full curve"), and until the first ' +
     'curve for the new words is drawn ("first curve"): a sweep expected to take over 60 ms shows a coarse curve ' +
-    '(every fifth magnitude, a fifth of the work) first, saying so in the caption. Under CPU throttling ' +
+    '(one magnitude per power of ten, a tenth of the work) first, saying so in the caption. Under CPU throttling ' +
     'the sweep worker is refused, since Chromium cannot throttle workers, and the page computes the chart on ' +
     'its own throttled thread. Chromium runs headless with ' +
     'software rendering (--disable-gpu), which makes canvas drawing and the first paint slower than on a desktop, ' +

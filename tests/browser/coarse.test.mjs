@@ -1,5 +1,5 @@
 // A long sweep shows a coarse first curve: at 64 words and d 512 the page
-// draws every fifth magnitude first, says so in the chart's caption, then
+// draws one magnitude per power of ten first, says so in the chart's caption, then
 // replaces it with the full sweep. Both the sweep worker's path and the
 // page's own (worker refused) are walked; what is read is what a student
 // sees: the caption and the chart's data table. Run `make site` first.
@@ -46,7 +46,7 @@ for (const [name, worker] of [['in the sweep worker', true], ['on the page (work
     const states = await page.evaluate(() => window.chartStates);
     const coarse = states.find((s) => s.caption.includes('coarse'));
     assert.ok(coarse, `no coarse curve was shown; captions: ${[...new Set(states.map((s) => s.caption))].join(' | ')}`);
-    assert.match(coarse.caption, /A first, coarse curve: 25 of 121 magnitudes; the rest are being computed\./);
+    assert.match(coarse.caption, /A first, coarse curve: 13 of 121 magnitudes; the rest are being computed\./);
     const full = states.at(-1);
     assert.doesNotMatch(full.caption, /coarse/);
     // The coarse curve holds every power of ten of the full one: the

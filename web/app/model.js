@@ -16,11 +16,13 @@ const wellFormed = (s) => (typeof s.toWellFormed === 'function' ? s.toWellFormed
 // A chart update whose sweep and thresholds should take at most this long is
 // computed at once, with the verdicts: the chart then follows the keystroke
 // in the same frame, or one late, instead of waiting a frame and then
-// computing. A longer one (64 words at d 512: ~0.4 s) waits for the verdicts
-// to be painted, so typing never stalls behind it.
-export const QUICK_CHART_MS = 20;
+// computing. A longer one waits for the verdicts to be painted, so typing
+// never stalls behind it, and its coarse first curve is drawn at once when
+// that takes at most this long. 8 ms leaves a keystroke's frame room for the
+// verdicts on a machine half as fast as a current laptop.
+export const QUICK_CHART_MS = 8;
 // A sweep expected to take longer than this shows a coarse curve first
-// (COARSE_SWEEP, a fifth of the work). Before any sweep has been timed,
+// (COARSE_SWEEP, a tenth of the work). Before any sweep has been timed,
 // one of more than COARSE_WORK words² × d is expected to.
 export const COARSE_FIRST_MS = 60;
 const COARSE_WORK = 1e6;
@@ -120,7 +122,7 @@ export class Model {
     return this.msPerWork === null ? work > COARSE_WORK : this.msPerWork * work > COARSE_FIRST_MS;
   }
 
-  // Whether the coarse first curve (a fifth of the sweep) fits in QUICK_CHART_MS.
+  // Whether the coarse first curve (a tenth of the sweep) fits in QUICK_CHART_MS.
   coarseIsQuick(state) {
     return this.msPerWork !== null && (this.msPerWork * sweepWork(state) * (COARSE_SWEEP.count / SWEEP.count)) < QUICK_CHART_MS;
   }
