@@ -18,9 +18,9 @@ const wellFormed = (s) => (typeof s.toWellFormed === 'function' ? s.toWellFormed
 // in the same frame, or one late, instead of waiting a frame and then
 // computing. A longer one waits for the verdicts to be painted, so typing
 // never stalls behind it, and its coarse first curve is drawn at once when
-// that takes at most this long. 8 ms leaves a keystroke's frame room for the
+// that takes at most this long. 5 ms leaves a keystroke's frame room for the
 // verdicts on a machine half as fast as a current laptop.
-export const QUICK_CHART_MS = 8;
+export const QUICK_CHART_MS = 5;
 // A sweep expected to take longer than this shows a coarse curve first
 // (COARSE_SWEEP, a tenth of the work). Before any sweep has been timed,
 // one of more than COARSE_WORK words² × d is expected to.
