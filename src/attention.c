@@ -218,3 +218,4 @@ void column_mean(double *mean, const double *x, int n, int d) {
         for (int c = 0; c < d; c++) mean[c] += x[(long)i * d + c];
     for (int c = 0; c < d; c++) mean[c] /= n;
 }
+

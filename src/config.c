@@ -46,6 +46,12 @@ double scheme_default_scale(int scheme) {
 
 static const char *scheme_value(int k) { return k >= 0 && k < SCHEME_COUNT ? schemes[k].name : NULL; }
 
+/* In poslab_model order. */
+static const char *model_value(int k) {
+    static const char *const models[] = {"head", "transformer"};
+    return k >= 0 && k < (int)(sizeof models / sizeof models[0]) ? models[k] : NULL;
+}
+
 const char *poslab_scheme_name(poslab_scheme scheme) {
     const char *name = scheme_value((int)scheme);
     return name ? name : "?";
@@ -90,9 +96,17 @@ static const poslab_option options[] = {
      "an integer from 0 to 1024", "N", "the position of sentence A's first word", 1, FIELD(offset_a), NO_FLAG},
     {"offset-b", "offset_b", POSLAB_KIND_INTEGER, 0, POSLAB_MAX_OFFSET, "0", NULL,
      "an integer from 0 to 1024", "N", "the position of sentence B's first word", 1, FIELD(offset_b), NO_FLAG},
+    {"model", "model", POSLAB_KIND_CHOICE, 0, 0, "head", model_value, "head, transformer", "head|transformer",
+     "the module's one attention head, or GPT-2-style transformer blocks", 1, FIELD(model), NO_FLAG},
     {"heads", "heads", POSLAB_KIND_INTEGER, 1, POSLAB_MAX_HEADS, "1", NULL,
      "an integer from 1 to 8 that divides dim", "N", "attention heads, each with dim/heads columns", 1,
      FIELD(heads), NO_FLAG},
+    {"layers", "layers", POSLAB_KIND_INTEGER, 1, POSLAB_MAX_LAYERS, "2", NULL,
+     "an integer from 1 to 12", "N", "transformer blocks (model transformer)", 1, FIELD(layers), NO_FLAG},
+    /* min: the smallest double above 0, so that 0 itself is refused */
+    {"weight-std", "weight_std", POSLAB_KIND_NUMBER, 4.9406564584124654e-324, 10, "0.02", NULL,
+     "a finite number above 0, up to 10", "X",
+     "standard deviation of the transformer's weights (GPT-2: 0.02)", 1, FIELD(weight_std), NO_FLAG},
     {"sweep", "sweep", POSLAB_KIND_SWEEP, 1, POSLAB_MAX_SWEEP, NULL, NULL,
      "LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer from 1 to 1001", "LO:HI:COUNT",
      "also compare at COUNT scales spaced evenly in log from LO to HI", 0, FIELD(sweep_count), NO_FLAG},
@@ -116,7 +130,7 @@ double option_number(const poslab_option *o, const poslab_config *cfg) {
     switch (o->kind) {
     case POSLAB_KIND_INTEGER: return is_uint32(o) ? (double)*(const uint32_t *)f : (double)*(const int *)f;
     case POSLAB_KIND_NUMBER: return *(const double *)f;
-    case POSLAB_KIND_CHOICE: return (double)*(const poslab_scheme *)f;
+    case POSLAB_KIND_CHOICE: return (double)*(const int *)f; /* an enum: int-sized, numbered from 0 */
     case POSLAB_KIND_SWITCH: return (double)*(const int *)f;
     default: return NAN;
     }

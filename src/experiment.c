@@ -28,6 +28,7 @@
 #include "message.h"
 #include "numpy_random.h"
 #include "report.h"
+#include "transformer.h"
 
 typedef struct { /* one sentence's share of the working memory */
     int n;
@@ -46,6 +47,8 @@ typedef struct { /* one sentence's share of the working memory */
     double *s0, *s1, *s2;
     double *cross;                  /* PWq XWk^T, on its way into s1 (n x n) */
     double *x;                      /* X: the sentence's word vectors (n x d) */
+    const double *p;                /* its rows of the position table (n x d), for the transformer */
+    double *layers;                 /* the transformer's residual stream after each block (L x n x d) */
     double *bag;                    /* X.mean(axis=0): the baseline (d) */
 } side;
 
@@ -59,6 +62,7 @@ enum { /* one sentence's buffers; sentence B's follow A's */
     SIDE_ATTN, SIDE_SCORES, SIDE_TMP_ATTN, SIDE_S0, SIDE_S1, SIDE_S2,     /* H x n x n */
     SIDE_CROSS,                                                            /* n x n */
     SIDE_MEAN, SIDE_TMP_MEAN, SIDE_BAG,                                    /* d */
+    SIDE_LAYERS,                                                           /* transformer: L x n x d */
     SIDE_BUFFERS
 };
 enum { /* the shared buffers, after both sentences' */
@@ -67,6 +71,8 @@ enum { /* the shared buffers, after both sentences' */
     BUF_POS, BUF_PWQ, BUF_PWK, BUF_PWV,                                    /* rows x d: positions and P W */
     BUF_VECTORS, BUF_VWQ, BUF_VWK, BUF_VWV,                                /* vocab x d: one row per word */
     BUF_WQ, BUF_WK, BUF_WV,                                                /* d x d */
+    BUF_BLOCKS,                                                            /* transformer: L x 12 d^2 */
+    BUF_H, BUF_LN, BUF_ATT, BUF_PROJ, BUF_HID,                             /* transformer: n x d, n x 4d */
     BUFFERS
 };
 
@@ -82,10 +88,14 @@ struct poslab_lab {
     double *pos, *pwq, *pwk, *pwv;  /* the position table and its products */
     double *vectors, *vwq, *vwk, *vwv; /* the word vectors and theirs */
     double *wq, *wk, *wv;
+    double *blocks;                 /* the transformer's weights, block after block */
+    double *h, *ln, *att, *proj, *hid; /* scratch for one transformer pass */
     double *arena;
     size_t arena_size;              /* in doubles */
 
     poslab_pair pairs[POSLAB_MAX_TOKENS];
+    poslab_pair layer_pairs[POSLAB_MAX_LAYERS * POSLAB_MAX_TOKENS];
+    poslab_pair layer_means[POSLAB_MAX_LAYERS];
     int unpaired_b[POSLAB_MAX_TOKENS];
     int unpaired_b_count, permutation;
 
@@ -172,20 +182,28 @@ static int side_first_row(const poslab_config *c, int w) {
     return w == 0 || c->offset_a == c->offset_b ? 0 : c->a.count;
 }
 
-static void fill_in_sizes(size_t sizes[BUFFERS], int n, int d, int heads, int rows, int vocab) {
+static int is_transformer(const poslab_config *c) { return c->model == POSLAB_MODEL_TRANSFORMER; }
+
+static void fill_in_sizes(size_t sizes[BUFFERS], const poslab_config *c, int n, int vocab) {
+    const int d = c->dim, heads = c->heads, rows = position_rows(c);
     const size_t nd = (size_t)n * d, nn = (size_t)n * n;
+    const size_t layers = is_transformer(c) ? (size_t)c->layers : 0; /* 0: no transformer buffers */
     for (int w = 0; w < 2; w++) {
         size_t *s = sizes + w * SIDE_BUFFERS;
         s[SIDE_XQ] = s[SIDE_XK] = s[SIDE_XV] = s[SIDE_OUT] = s[SIDE_TMP_OUT] = s[SIDE_X] = nd;
         s[SIDE_ATTN] = s[SIDE_SCORES] = s[SIDE_TMP_ATTN] = s[SIDE_S0] = s[SIDE_S1] = s[SIDE_S2] = heads * nn;
         s[SIDE_CROSS] = nn;
         s[SIDE_MEAN] = s[SIDE_TMP_MEAN] = s[SIDE_BAG] = (size_t)d;
+        s[SIDE_LAYERS] = layers * nd;
     }
     sizes[BUF_Q] = sizes[BUF_K] = sizes[BUF_V] = sizes[BUF_KT] = nd;
     sizes[BUF_COS] = sizes[BUF_SIN] = (size_t)n * (d / 2);
     sizes[BUF_POS] = sizes[BUF_PWQ] = sizes[BUF_PWK] = sizes[BUF_PWV] = (size_t)rows * d;
     sizes[BUF_VECTORS] = sizes[BUF_VWQ] = sizes[BUF_VWK] = sizes[BUF_VWV] = (size_t)vocab * d;
     sizes[BUF_WQ] = sizes[BUF_WK] = sizes[BUF_WV] = (size_t)d * d;
+    sizes[BUF_BLOCKS] = layers * TRANSFORMER_BLOCK_WEIGHTS(d);
+    sizes[BUF_H] = sizes[BUF_LN] = sizes[BUF_ATT] = sizes[BUF_PROJ] = layers ? nd : 0;
+    sizes[BUF_HID] = layers ? 4 * nd : 0;
 }
 
 /* Where each buffer's pointer lives. */
@@ -199,20 +217,24 @@ static void buffer_slots(poslab_lab *lab, double **slot[BUFFERS]) {
         s[SIDE_ATTN] = &sd->attn, s[SIDE_SCORES] = &sd->scores, s[SIDE_TMP_ATTN] = &sd->tmp_attn;
         s[SIDE_S0] = &sd->s0, s[SIDE_S1] = &sd->s1, s[SIDE_S2] = &sd->s2, s[SIDE_CROSS] = &sd->cross;
         s[SIDE_MEAN] = &sd->mean, s[SIDE_TMP_MEAN] = &sd->tmp_mean, s[SIDE_BAG] = &sd->bag;
+        s[SIDE_LAYERS] = &sd->layers;
     }
     slot[BUF_Q] = &lab->q, slot[BUF_K] = &lab->k, slot[BUF_V] = &lab->v, slot[BUF_KT] = &lab->kt;
     slot[BUF_COS] = &lab->cosines, slot[BUF_SIN] = &lab->sines;
     slot[BUF_POS] = &lab->pos, slot[BUF_PWQ] = &lab->pwq, slot[BUF_PWK] = &lab->pwk, slot[BUF_PWV] = &lab->pwv;
     slot[BUF_VECTORS] = &lab->vectors, slot[BUF_VWQ] = &lab->vwq, slot[BUF_VWK] = &lab->vwk, slot[BUF_VWV] = &lab->vwv;
     slot[BUF_WQ] = &lab->wq, slot[BUF_WK] = &lab->wk, slot[BUF_WV] = &lab->wv;
+    slot[BUF_BLOCKS] = &lab->blocks;
+    slot[BUF_H] = &lab->h, slot[BUF_LN] = &lab->ln, slot[BUF_ATT] = &lab->att, slot[BUF_PROJ] = &lab->proj;
+    slot[BUF_HID] = &lab->hid;
 }
 
 /* Grows the arena to the sum of the sizes and points every buffer at its
  * slice of it. */
-static poslab_status point_buffers(poslab_lab *lab, int n, int d, int heads, int rows, int vocab) {
+static poslab_status point_buffers(poslab_lab *lab, const poslab_config *c, int n, int vocab) {
     size_t sizes[BUFFERS], need = 0;
     double **slot[BUFFERS] = {0};
-    fill_in_sizes(sizes, n, d, heads, rows, vocab);
+    fill_in_sizes(sizes, c, n, vocab);
     for (int i = 0; i < BUFFERS; i++) need += sizes[i];
     if (need > lab->arena_size) {
         double *grown = realloc(lab->arena, need * sizeof(double));
@@ -231,13 +253,14 @@ static poslab_status point_buffers(poslab_lab *lab, int n, int d, int heads, int
 }
 
 /* Whether the lab holds the draws and products of c already: they depend
- * only on the words, d, the seed, the scheme, the offsets and the heads
- * (which size the per-head buffers). */
+ * only on the words, d, the seed, the scheme, the offsets, the heads (which
+ * size the per-head buffers) and the model with its blocks and weight scale. */
 static int is_prepared(const poslab_lab *lab, const poslab_config *c) {
-    return lab->prepared && lab->drawn.dim == c->dim && lab->drawn.seed == c->seed &&
-           lab->drawn.scheme == c->scheme && lab->drawn.offset_a == c->offset_a &&
-           lab->drawn.offset_b == c->offset_b && lab->drawn.heads == c->heads &&
-           same_sentence(&lab->drawn.a, &c->a) && same_sentence(&lab->drawn.b, &c->b);
+    const poslab_config *p = &lab->drawn;
+    return lab->prepared && p->dim == c->dim && p->seed == c->seed && p->scheme == c->scheme &&
+           p->offset_a == c->offset_a && p->offset_b == c->offset_b && p->heads == c->heads &&
+           p->model == c->model && p->layers == c->layers && p->weight_std == c->weight_std &&
+           same_sentence(&p->a, &c->a) && same_sentence(&p->b, &c->b);
 }
 
 static int additive(poslab_scheme scheme) {
@@ -262,14 +285,37 @@ static void draw_table(poslab_lab *lab, const poslab_config *c, numpy_random *rn
     }
 }
 
-/* The draw order of docs/experiment.md: word vectors, Wq, Wk, Wv, table. */
+/* count draws of randn() * std / divisor, as NumPy evaluates the
+ * expression: left to right. */
+static void draw_scaled(numpy_random *rng, double *w, size_t count, double std, double divisor) {
+    for (size_t i = 0; i < count; i++) {
+        w[i] = numpy_random_randn(rng) * std;
+        if (divisor != 1) w[i] /= divisor;
+    }
+}
+
+/* The draw order of docs/experiment.md: word vectors; Wq, Wk, Wv (the
+ * head model) or each block's Wq, Wk, Wv, Wo, W1, W2 at GPT-2's scales
+ * (the transformer); the table. */
 static void draw(poslab_lab *lab, const poslab_config *c, int d, int vocab) {
     numpy_random rng;
     numpy_random_seed(&rng, c->seed);
     numpy_random_fill_randn(&rng, lab->vectors, vocab * d);
-    numpy_random_fill_randn(&rng, lab->wq, d * d);
-    numpy_random_fill_randn(&rng, lab->wk, d * d);
-    numpy_random_fill_randn(&rng, lab->wv, d * d);
+    if (is_transformer(c)) {
+        const double std = c->weight_std, deep = sqrt(2.0 * c->layers); /* np.sqrt(2 * L) */
+        const size_t dd = (size_t)d * d;
+        for (int b = 0; b < c->layers; b++) {
+            double *w = lab->blocks + (size_t)b * TRANSFORMER_BLOCK_WEIGHTS(d);
+            draw_scaled(&rng, w, 3 * dd, std, 1);        /* Wq, Wk, Wv */
+            draw_scaled(&rng, w + 3 * dd, dd, std, deep); /* Wo */
+            draw_scaled(&rng, w + 4 * dd, 4 * dd, std, 1); /* W1 */
+            draw_scaled(&rng, w + 8 * dd, 4 * dd, std, deep); /* W2 */
+        }
+    } else {
+        numpy_random_fill_randn(&rng, lab->wq, d * d);
+        numpy_random_fill_randn(&rng, lab->wk, d * d);
+        numpy_random_fill_randn(&rng, lab->wv, d * d);
+    }
     if (c->scheme == POSLAB_SCHEME_RANDOM) draw_table(lab, c, &rng, d);
     else if (c->scheme == POSLAB_SCHEME_SINUSOIDAL) {
         if (side_first_row(c, 1) == 0) {
@@ -285,6 +331,7 @@ static void draw(poslab_lab *lab, const poslab_config *c, int d, int vocab) {
  * same position share their table's rows: so each product is formed once
  * per vocabulary word and once per table row, then shared. */
 static void project(poslab_lab *lab, const poslab_config *c, int d, int vocab) {
+    if (is_transformer(c)) return; /* its products change with every block */
     matmul(lab->vwq, lab->vectors, lab->wq, vocab, d, d);
     matmul(lab->vwk, lab->vectors, lab->wk, vocab, d, d);
     matmul(lab->vwv, lab->vectors, lab->wv, vocab, d, d);
@@ -305,15 +352,18 @@ static void gather(poslab_lab *lab, const poslab_config *c, int d) {
         side *s = sides[w];
         for (int i = 0; i < s->n; i++) {
             size_t from = (size_t)s->ids[i] * d, to = (size_t)i * d;
-            memcpy(s->xq + to, lab->vwq + from, row);
-            memcpy(s->xk + to, lab->vwk + from, row);
-            memcpy(s->xv + to, lab->vwv + from, row);
+            if (!is_transformer(c)) {
+                memcpy(s->xq + to, lab->vwq + from, row);
+                memcpy(s->xk + to, lab->vwk + from, row);
+                memcpy(s->xv + to, lab->vwv + from, row);
+            }
             memcpy(s->x + to, lab->vectors + from, row);
         }
         size_t first = (size_t)side_first_row(c, w) * d;
         s->pq = lab->pwq + first;
         s->pk = lab->pwk + first;
         s->pv = lab->pwv + first;
+        s->p = lab->pos + first;
         column_mean(s->bag, s->x, s->n, d);
     }
 }
@@ -329,7 +379,7 @@ static poslab_status prepare(poslab_lab *lab, const poslab_config *c) {
     const int n = na > nb ? na : nb;
     const char *words[2 * POSLAB_MAX_TOKENS];
     int vocab = build_vocabulary(c, lab->a.ids, lab->b.ids, words);
-    poslab_status st = point_buffers(lab, n, d, c->heads, position_rows(c), vocab);
+    poslab_status st = point_buffers(lab, c, n, vocab);
     if (st != POSLAB_OK) return st;
     lab->a.n = na;
     lab->b.n = nb;
@@ -423,6 +473,27 @@ static void forward(poslab_lab *lab, const side *sd, poslab_scheme scheme, doubl
     column_mean(mean, out, n, d);
 }
 
+/* One sentence through the transformer at scale s (see transformer.h). */
+static void transformer(poslab_lab *lab, const side *sd, const poslab_config *c, double s, double *out,
+                        double *attn, double *scores, double *mean, double *layers) {
+    const transformer_pass t = {
+        .n = sd->n, .d = lab->d, .heads = lab->heads, .layers = c->layers, .causal = c->causal,
+        .offset = sd->offset, .scheme = c->scheme, .s = s, .x = sd->x, .p = sd->p, .blocks = lab->blocks,
+        .h = lab->h, .ln = lab->ln, .q = lab->q, .k = lab->k, .v = lab->v, .att = lab->att, .proj = lab->proj,
+        .hid = lab->hid, .kt = lab->kt, .cosines = lab->cosines, .sines = lab->sines,
+    };
+    lab->angles.valid = 0; /* its angles take the scratch the head model's memo names */
+    transformer_forward(&t, out, attn, scores, layers);
+    column_mean(mean, out, sd->n, lab->d);
+}
+
+/* One sentence at scale s through c's model. */
+static void run_model(poslab_lab *lab, const side *sd, const poslab_config *c, double s, int polynomial,
+                      double *out, double *attn, double *scores, double *mean, double *layers) {
+    if (is_transformer(c)) transformer(lab, sd, c, s, out, attn, scores, mean, layers);
+    else forward(lab, sd, c->scheme, s, c->causal, polynomial, out, attn, scores, mean);
+}
+
 static void compare(poslab_pair *p, const double *a, const double *b, int d, const poslab_config *c) {
     p->allclose = allclose(a, b, d, c->rtol, c->atol);
     p->max_abs_diff = max_abs_diff(a, b, d);
@@ -431,10 +502,8 @@ static void compare(poslab_pair *p, const double *a, const double *b, int d, con
 
 /* Both sentences at scale s into the tmp buffers. */
 static void forward_both_tmp(poslab_lab *lab, const poslab_config *c, double s, int polynomial) {
-    forward(lab, &lab->a, c->scheme, s, c->causal, polynomial, lab->a.tmp_out, lab->a.tmp_attn, NULL,
-            lab->a.tmp_mean);
-    forward(lab, &lab->b, c->scheme, s, c->causal, polynomial, lab->b.tmp_out, lab->b.tmp_attn, NULL,
-            lab->b.tmp_mean);
+    run_model(lab, &lab->a, c, s, polynomial, lab->a.tmp_out, lab->a.tmp_attn, NULL, lab->a.tmp_mean, NULL);
+    run_model(lab, &lab->b, c, s, polynomial, lab->b.tmp_out, lab->b.tmp_attn, NULL, lab->b.tmp_mean, NULL);
 }
 
 /* One sweep point: row 0 of the sweep arrays is the mean, row 1 + i pair i. */
@@ -458,7 +527,7 @@ static poslab_status run_sweep(poslab_lab *lab, const poslab_config *c) {
         if (!scales || !cosine || !close) return POSLAB_ERR_NOMEM;
         lab->sweep_capacity = cap;
     }
-    const int poly = polynomial(c->scheme);
+    const int poly = polynomial(c->scheme) && !is_transformer(c); /* LayerNorm is not linear */
     if (poly) {
         prepare_polynomial(lab, &lab->a, c->scheme);
         prepare_polynomial(lab, &lab->b, c->scheme);
@@ -489,6 +558,25 @@ static poslab_status run_sweep(poslab_lab *lab, const poslab_config *c) {
     return POSLAB_OK;
 }
 
+/* The residual stream after each block, compared like the outputs: its
+ * words pair as the outputs' do, and its means are the means of its rows. */
+static void compare_layers(poslab_lab *lab, const poslab_config *c, int layer_count) {
+    const int d = lab->d, na = lab->a.n, nb = lab->b.n;
+    for (int l = 0; l < layer_count; l++) {
+        const double *ha = lab->a.layers + (size_t)l * na * d, *hb = lab->b.layers + (size_t)l * nb * d;
+        for (int i = 0; i < na; i++) {
+            poslab_pair *p = &lab->layer_pairs[l * na + i];
+            *p = lab->pairs[i];
+            if (p->index_b >= 0) compare(p, ha + (size_t)i * d, hb + (size_t)p->index_b * d, d, c);
+        }
+        poslab_pair *m = &lab->layer_means[l];
+        m->index_a = m->index_b = -1;
+        column_mean(lab->a.tmp_mean, ha, na, d);
+        column_mean(lab->b.tmp_mean, hb, nb, d);
+        compare(m, lab->a.tmp_mean, lab->b.tmp_mean, d, c);
+    }
+}
+
 poslab_status poslab_run(poslab_lab *lab, const poslab_config *c, char *message, size_t size) {
     if (!lab || !c) return fail(message, size, POSLAB_ERR_INPUT, "poslab_run: no lab or no config");
     poslab_status st = poslab_config_check(c, message, size);
@@ -500,13 +588,15 @@ poslab_status poslab_run(poslab_lab *lab, const poslab_config *c, char *message,
 
     const int d = lab->d;
     const double s = poslab_config_scale(c);
-    forward(lab, &lab->a, c->scheme, s, c->causal, 0, lab->a.out, lab->a.attn, lab->a.scores, lab->a.mean);
-    forward(lab, &lab->b, c->scheme, s, c->causal, 0, lab->b.out, lab->b.attn, lab->b.scores, lab->b.mean);
+    run_model(lab, &lab->a, c, s, 0, lab->a.out, lab->a.attn, lab->a.scores, lab->a.mean, lab->a.layers);
+    run_model(lab, &lab->b, c, s, 0, lab->b.out, lab->b.attn, lab->b.scores, lab->b.mean, lab->b.layers);
     for (int i = 0; i < lab->a.n; i++) {
         poslab_pair *p = &lab->pairs[i];
         if (p->index_b >= 0)
             compare(p, lab->a.out + (size_t)i * d, lab->b.out + (size_t)p->index_b * d, d, c);
     }
+    const int layer_count = is_transformer(c) ? c->layers : 0;
+    compare_layers(lab, c, layer_count);
 
     poslab_result *r = &lab->result;
     memset(r, 0, sizeof *r);
@@ -533,6 +623,9 @@ poslab_status poslab_run(poslab_lab *lab, const poslab_config *c, char *message,
     r->attention_b = lab->b.attn;
     r->scores_a = lab->a.scores;
     r->scores_b = lab->b.scores;
+    r->layer_count = layer_count;
+    r->layer_pairs = lab->layer_pairs;
+    r->layer_means = lab->layer_means;
     r->sweep_count = c->sweep_count;
     r->sweep_scales = lab->sweep_scales;
     r->sweep_cosine = lab->sweep_cosine;

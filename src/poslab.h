@@ -48,6 +48,7 @@ enum {
     POSLAB_MAX_SWEEP = 1001,     /* points in a sweep */
     POSLAB_MAX_OFFSET = 1024,    /* position of a sentence's first word */
     POSLAB_MAX_HEADS = 8,
+    POSLAB_MAX_LAYERS = 12,      /* transformer blocks */
     POSLAB_MESSAGE_BYTES = 320   /* room for any error line, NUL included */
 };
 
@@ -60,6 +61,13 @@ typedef enum {
     POSLAB_ERR_NOMEM,   /* working memory could not be allocated */
     POSLAB_ERR_STATE    /* a call that needs a successful run came before one */
 } poslab_status;
+
+/* The model: the course module's one attention head, or GPT-2-style
+ * transformer blocks (docs/experiment.md). */
+typedef enum {
+    POSLAB_MODEL_HEAD = 0,
+    POSLAB_MODEL_TRANSFORMER
+} poslab_model;
 
 typedef enum {
     POSLAB_SCHEME_NONE = 0,
@@ -87,7 +95,10 @@ typedef struct {
     int causal;
     double rtol, atol;
     int offset_a, offset_b; /* position of each sentence's first word */
+    poslab_model model;
     int heads;           /* attention heads; must divide dim */
+    int layers;          /* transformer blocks (model transformer only) */
+    double weight_std;   /* the transformer's weight scale (GPT-2: 0.02) */
     int sweep_count;     /* 0: no sweep */
     double sweep_lo, sweep_hi;
 } poslab_config;
@@ -124,6 +135,13 @@ typedef struct {
     const double *attention_b;
     const double *scores_a;
     const double *scores_b;
+    /* Model transformer: the residual stream after each block, compared like
+     * the outputs. layer_pairs is layer_count x pair_count, row-major
+     * (entries of words without a partner are left unset); 0 layers for the
+     * head model. The attention and scores above are the last block's. */
+    int layer_count;
+    const poslab_pair *layer_pairs;
+    const poslab_pair *layer_means;
     int sweep_count;
     const double *sweep_scales;          /* sweep_count */
     /* (1 + pair_count) x sweep_count, row-major: row 0 is the sentence mean,

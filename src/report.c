@@ -188,6 +188,26 @@ const char *report_json(strbuf *b, const poslab_result *r, int flags) {
     json_number(b, r->baseline_cosine_similarity);
     puts_(b, "},\n\"permutation\":");
     json_bool(b, r->permutation);
+    if (r->layer_count > 0) { /* the transformer's residual stream after each block */
+        puts_(b, ",\n\"layers\":[");
+        for (int l = 0; l < r->layer_count; l++) {
+            puts_(b, l ? ",\n{\"mean\":{" : "\n{\"mean\":{");
+            json_figures(b, &r->layer_means[l]);
+            puts_(b, "},\"pairs\":[");
+            for (int i = 0; i < r->pair_count; i++) {
+                const poslab_pair *p = &r->layer_pairs[l * r->pair_count + i];
+                if (i) puts_(b, ",");
+                if (p->index_b < 0) puts_(b, "null");
+                else {
+                    puts_(b, "{");
+                    json_figures(b, p);
+                    puts_(b, "}");
+                }
+            }
+            puts_(b, "]}");
+        }
+        puts_(b, "]");
+    }
     if (r->sweep_count > 0 && !(flags & POSLAB_JSON_NO_SWEEP)) {
         puts_(b, ",\n\"sweep\":{\"scales\":[");
         for (int t = 0; t < r->sweep_count; t++) {
@@ -266,6 +286,8 @@ const char *report_text(strbuf *b, const poslab_result *r) {
     sentence_line(b, "sentence A: ", &c->a);
     sentence_line(b, "sentence B: ", &c->b);
     printf_(b, "d %d, seed %u, ", c->dim, (unsigned)c->seed);
+    if (c->model == POSLAB_MODEL_TRANSFORMER)
+        printf_(b, "transformer of %d block%s (weight std %g), ", c->layers, c->layers > 1 ? "s" : "", c->weight_std);
     if (c->heads > 1) printf_(b, "%d heads, ", c->heads);
     if (c->scheme == POSLAB_SCHEME_NONE) puts_(b, "no positional information");
     else printf_(b, "%s positions at scale %.6g", poslab_scheme_name(c->scheme), c->scale);

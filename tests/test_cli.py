@@ -44,7 +44,8 @@ res = json.loads(run("--json").stdout)
 man = res["pairs"][2]
 check(res["config"] == {"sentence_a": ["dog", "bites", "man"], "sentence_b": ["man", "bites", "dog"],
                         "dim": 6, "seed": 2, "scheme": "random", "scale": 0.5, "causal": False,
-                        "rtol": 1e-05, "atol": 1e-08, "offset_a": 0, "offset_b": 0, "heads": 1},
+                        "rtol": 1e-05, "atol": 1e-08, "offset_a": 0, "offset_b": 0, "model": "head", "heads": 1, "layers": 2,
+                        "weight_std": 0.02},
       f"--json config {res['config']}")
 check(man["word"] == "man" and man["index_a"] == 2 and man["index_b"] == 0 and man["allclose"] is False,
       f"--json man pair {man}")
@@ -100,6 +101,15 @@ bad = [
     (["--heads", "9"], 'poslab: --heads: "9" is out of range; allowed: an integer from 1 to 8 that divides dim'),
     (["--heads", "4"], 'poslab: --heads: "4" does not divide dim 6; allowed: an integer from 1 to 8 that divides dim (1, 2, 3, 6)'),
     (["--heads", "4", "--dim", "8"], None),
+    (["--model", "gpt3"], 'poslab: --model: "gpt3" is not a model; allowed: head, transformer'),
+    (["--layers", "0"], 'poslab: --layers: "0" is out of range; allowed: an integer from 1 to 12'),
+    (["--layers", "13"], 'poslab: --layers: "13" is out of range; allowed: an integer from 1 to 12'),
+    (["--weight-std", "0"], 'poslab: --weight-std: "0" is out of range; allowed: a finite number above 0, up to 10'),
+    (["--weight-std", "-1"], 'poslab: --weight-std: "-1" is out of range; allowed: a finite number above 0, up to 10'),
+    (["--weight-std", "11"], 'poslab: --weight-std: "11" is out of range; allowed: a finite number above 0, up to 10'),
+    (["--weight-std", "nan"], 'poslab: --weight-std: "nan" is out of range; allowed: a finite number above 0, up to 10'),
+    (["--model", "transformer", "--heads", "4"], 'poslab: --heads: "4" does not divide dim 6; allowed: an integer from 1 to 8 that divides dim (1, 2, 3, 6)'),
+    (["--model", "transformer", "--layers", "12", "--weight-std", "10"], None),
     (["--dim", "8", "--heads", "3"], 'poslab: --heads: "3" does not divide dim 8; allowed: an integer from 1 to 8 that divides dim (1, 2, 4, 8)'),
     (["--scale", "nan"], 'poslab: --scale: "nan" is out of range; allowed: a finite number from 0 to 1e6'),
     (["--scale", "inf"], 'poslab: --scale: "inf" is out of range; allowed: a finite number from 0 to 1e6'),
@@ -117,7 +127,7 @@ bad = [
     (["--sweep", "1:10:0"], 'poslab: --sweep: "1:10:0" is not a valid sweep; allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer from 1 to 1001'),
     (["--sweep", "1:10:1002"], 'poslab: --sweep: "1:10:1002" is not a valid sweep; allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer from 1 to 1001'),
     (["--sweep", "a:b:c"], 'poslab: --sweep: "a:b:c" is not a valid sweep; allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer from 1 to 1001'),
-    (["--colour"], "poslab: --colour is not an option; allowed: --a, --b, --dim, --seed, --scheme, --scale, --causal, --rtol, --atol, --offset-a, --offset-b, --heads, --sweep, --json, --full, --help"),
+    (["--colour"], "poslab: --colour is not an option; allowed: --a, --b, --dim, --seed, --scheme, --scale, --causal, --rtol, --atol, --offset-a, --offset-b, --model, --heads, --layers, --weight-std, --sweep, --json, --full, --help"),
     (["--dim"], "poslab: --dim needs a value; see --help for what it takes"),
     (["stray"], 'poslab: unexpected argument "stray"; allowed: options such as --a TEXT (see --help)'),
 ]

@@ -318,6 +318,35 @@ static void test_shift(poslab_lab *lab) {
 
 /* One head is exactly the module: with --heads 1 the JSON is byte for byte
  * that of a run without it, also from a lab that ran more heads before. */
+/* The transformer (docs/experiment.md): with no positions and no mask,
+ * "man" and the mean stay the same vector through every block (depth,
+ * LayerNorm, MLPs and residuals keep the equivariance); the causal mask
+ * alone breaks it; ALiBi, blind to a reversal, keeps it. */
+static void test_transformer(poslab_lab *lab) {
+    const char *none[] = {"model", "transformer", "layers", "4", "heads", "2", "dim", "16", "scheme", "none", NULL};
+    const poslab_result *r = run(lab, none);
+    if (r) {
+        CHECK(r->layer_count == 4, "4 blocks give 4 layers, got %d", r->layer_count);
+        int kept = every_pair(r, 1) && r->mean.allclose;
+        for (int l = 0; l < r->layer_count; l++)
+            for (int i = 0; i < r->pair_count; i++) kept &= r->layer_pairs[l * r->pair_count + i].allclose;
+        CHECK(kept, "transformer, no positions, no mask: every word True after every block");
+    }
+    const char *masked[] = {"model", "transformer", "layers", "4", "heads", "2", "dim", "16", "scheme", "none",
+                            "causal", "true", NULL};
+    r = run(lab, masked);
+    if (r) CHECK(!r->pairs[2].allclose && r->pairs[2].max_abs_diff > 1e-6,
+                 "transformer, no positions, causal mask: man is False (max|diff| %g)", r->pairs[2].max_abs_diff);
+    const char *alibi[] = {"model", "transformer", "layers", "4", "heads", "2", "dim", "16", "scheme", "alibi", NULL};
+    r = run(lab, alibi);
+    if (r) CHECK(every_pair(r, 1), "transformer, alibi, no mask: every word True (a reversal keeps distances)");
+    /* the head model has no layers, and ignores the transformer's options */
+    const char *head[] = {"layers", "7", "weight-std", "3", NULL};
+    r = run(lab, head);
+    if (r) CHECK(r->layer_count == 0 && fabs(r->pairs[2].max_abs_diff - 12.536657700122994) < 1e-12,
+                 "the head model: no layers, and layers/weight-std change nothing");
+}
+
 static void test_one_head_is_the_module(void) {
     const char *schemes[] = {"none", "random", "sinusoidal", "rope", "alibi"};
     for (int k = 0; k < 5; k++) {
@@ -576,6 +605,7 @@ int main(int argc, char **argv) {
     test_option_table();
     test_alibi_reversal(lab);
     test_shift(lab);
+    test_transformer(lab);
     test_one_head_is_the_module();
     const jvalue *tables = json_get(&fixtures, "tables");
     CHECK(tables != NULL, "the fixtures hold NumPy's tables");

@@ -63,7 +63,7 @@ test('the option table: parsed once, as the core writes it', () => {
   assert.deepEqual(schemes.map((s) => [s.name, s.default_scale]),
     [['none', 0.5], ['random', 0.5], ['sinusoidal', 1], ['rope', 1], ['alibi', 1]]);
   assert.deepEqual(options.map((o) => o.name), ['a', 'b', 'dim', 'seed', 'scheme', 'scale', 'causal', 'rtol', 'atol',
-    'offset-a', 'offset-b', 'heads', 'sweep']);
+    'offset-a', 'offset-b', 'model', 'heads', 'layers', 'weight-std', 'sweep']);
   const dim = options.find((o) => o.name === 'dim');
   assert.deepEqual([dim.kind, dim.min, dim.max, dim.default, dim.allowed], ['integer', 1, 512, 6, 'an integer from 1 to 512']);
   assert.deepEqual(options.find((o) => o.name === 'scheme').values, ['none', 'random', 'sinusoidal', 'rope', 'alibi']);
