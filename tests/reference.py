@@ -40,11 +40,15 @@ DEFAULTS = {
     "offset-a": "0",
     "offset-b": "0",
     "heads": "1",
+    "model": "head",
+    "layers": "2",
+    "weight-std": "0.02",
 }
 # The scale's default depends on the scheme: the module's stand-in uses 0.5,
 # the real schemes are standard at 1. `none` ignores it; 0.5 is what is reported.
 DEFAULT_SCALE = {"none": 0.5, "random": 0.5, "sinusoidal": 1.0, "rope": 1.0, "alibi": 1.0}
 SCHEMES = ("none", "random", "sinusoidal", "rope", "alibi")
+MODELS = ("head", "transformer")
 
 # ASCII whitespace only: a non-breaking space or an ideographic space is part of
 # a token, exactly as in the C tokenizer (which works on bytes, not code points).
@@ -83,6 +87,9 @@ def resolve(options):
         "offset_a": int(o["offset-a"]),
         "offset_b": int(o["offset-b"]),
         "heads": int(o["heads"]),
+        "model": o["model"],
+        "layers": int(o["layers"]),
+        "weight_std": float(o["weight-std"]),
     }
     _check(cfg["scheme"] in SCHEMES, "scheme", cfg["scheme"], "|".join(SCHEMES))
     cfg["scale"] = float(o["scale"]) if "scale" in o else DEFAULT_SCALE[cfg["scheme"]]
@@ -100,6 +107,10 @@ def resolve(options):
         _check(0 <= cfg["offset_" + side] <= 1024, "offset-" + side, cfg["offset_" + side], "0 to 1024")
     _check(1 <= cfg["heads"] <= 8 and cfg["dim"] % cfg["heads"] == 0, "heads", cfg["heads"],
            "1 to 8, dividing dim")
+    # Checked with either model: the head echoes them and only ignores them.
+    _check(cfg["model"] in MODELS, "model", cfg["model"], "|".join(MODELS))
+    _check(1 <= cfg["layers"] <= 12, "layers", cfg["layers"], "1 to 12")
+    _check(0 < cfg["weight_std"] <= 10, "weight-std", cfg["weight_std"], "finite, above 0, up to 10")
     cfg["sweep"] = sweep_scales(o["sweep"]) if "sweep" in o else None
     return cfg
 
@@ -126,9 +137,12 @@ def sweep_scales(spec):
 # Draws (NumPy's legacy RandomState; the C core reimplements it bit for bit)
 # --------------------------------------------------------------------------
 
-def draw(tokens_a, tokens_b, d, seed, scheme, offset_a=0, offset_b=0):
-    """Word vectors, Wq/Wk/Wv and (random only) the position table, in spec order.
+def draw(tokens_a, tokens_b, d, seed, scheme, offset_a=0, offset_b=0,
+         model="head", layers=2, std=0.02):
+    """Word vectors, the weights and (random only) the position table, in spec order.
 
+    The weights are a list with one tuple per block: (Wq, Wk, Wv) for the
+    module's head, (Wq, Wk, Wv, Wo, W1, W2) for each transformer block.
     The table has a row for every position up to the end of the sentence
     that reaches furthest, so a sentence starting at 1000 takes rows
     1000 onwards of the same stream.
@@ -138,11 +152,27 @@ def draw(tokens_a, tokens_b, d, seed, scheme, offset_a=0, offset_b=0):
     for t in tokens_a + tokens_b:        # first appearance in A, then in B
         if t not in vocab:
             vocab[t] = np.random.randn(d)
-    Wq, Wk, Wv = (np.random.randn(d, d) for _ in range(3))
+    if model == "head":
+        blocks = [tuple(np.random.randn(d, d) for _ in range(3))]
+    else:
+        # GPT-2's initialisation: the two projections that write into the
+        # residual stream are shrunk by sqrt(2L), so that the stream's size
+        # does not grow with depth. The expressions are written as the spec
+        # states them; evaluated left to right they fix the rounding.
+        L = layers
+        blocks = []
+        for _ in range(L):
+            Wq = np.random.randn(d, d) * std
+            Wk = np.random.randn(d, d) * std
+            Wv = np.random.randn(d, d) * std
+            Wo = np.random.randn(d, d) * std / np.sqrt(2 * L)
+            W1 = np.random.randn(d, 4 * d) * std
+            W2 = np.random.randn(4 * d, d) * std / np.sqrt(2 * L)
+            blocks.append((Wq, Wk, Wv, Wo, W1, W2))
     table = None
     if scheme == "random":               # drawn last, so other schemes share the draws above
         table = np.random.randn(max(offset_a + len(tokens_a), offset_b + len(tokens_b)), d)
-    return vocab, Wq, Wk, Wv, table
+    return vocab, blocks, table
 
 
 # --------------------------------------------------------------------------
@@ -212,7 +242,7 @@ def self_attention(X, Wq, Wk, Wv, scheme, s, causal, heads=1, first=0):
     w = d // heads
     position = first + np.arange(n)
     slopes = get_slopes(heads)
-    out = np.zeros((n, d))
+    out = np.zeros((n, d), dtype=X.dtype)
     weights, all_scores = [], []
     for h in range(heads):
         cols = slice(h * w, (h + 1) * w)
@@ -238,6 +268,35 @@ def add_position(X, scheme, s, table, first=0):
     if scheme == "sinusoidal":
         return X + s * sinusoidal_table(first, n, X.shape[1])
     return X                             # none, rope and alibi (which act inside attention)
+
+
+def layer_norm(x):
+    # GPT-2's LayerNorm at initialisation: gain 1 and shift 0, so neither appears.
+    return (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5)
+
+
+def gelu(x):
+    # GPT-2's tanh approximation, not the erf form (they differ by up to 5e-4,
+    # far beyond what implementations may differ by).
+    return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+
+
+def transformer(X, blocks, scheme, s, causal, heads=1, first=0):
+    """GPT-2's pre-LayerNorm blocks on X (additive positions already in X).
+
+    RoPE and ALiBi act inside every block's attention, as in the models that
+    use them. Returns (out, weights, scores, stream): the final LayerNorm of
+    the residual stream, the last block's per-head weights and scores, and
+    the stream after each block.
+    """
+    h = X
+    stream = []
+    for Wq, Wk, Wv, Wo, W1, W2 in blocks:
+        a, weights, scores = self_attention(layer_norm(h), Wq, Wk, Wv, scheme, s, causal, heads, first)
+        h = h + a @ Wo
+        h = h + gelu(layer_norm(h) @ W1) @ W2
+        stream.append(h)
+    return layer_norm(h), weights, scores, stream
 
 
 # --------------------------------------------------------------------------
@@ -292,35 +351,51 @@ def _finite(x):
     return x
 
 
-def experiment(options, detail=False):
+def experiment(options, detail=False, dtype=np.float64):
     """Run the experiment for option strings; return the CLI's --json --full result.
 
     With detail=True each comparison also carries "b_max_abs" (used by
-    check_random.py to judge rounding-level allclose answers).
+    check_random.py to judge rounding-level allclose answers). dtype
+    np.longdouble reruns the arithmetic after the draws in extended
+    precision: _assert_reproducible measures float64's own rounding with it.
     """
     cfg = resolve(options)
     ta, tb, d = cfg["tokens_a"], cfg["tokens_b"], cfg["dim"]
     scheme, heads = cfg["scheme"], cfg["heads"]
     first_a, first_b = cfg["offset_a"], cfg["offset_b"]
-    vocab, Wq, Wk, Wv, table = draw(ta, tb, d, cfg["seed"], scheme, first_a, first_b)
-    X1 = np.array([vocab[t] for t in ta])
-    X2 = np.array([vocab[t] for t in tb])
+    model = cfg["model"]
+    vocab, blocks, table = draw(ta, tb, d, cfg["seed"], scheme, first_a, first_b,
+                                model, cfg["layers"], cfg["weight_std"])
+    X1 = np.array([vocab[t] for t in ta], dtype=dtype)
+    X2 = np.array([vocab[t] for t in tb], dtype=dtype)
+    blocks = [tuple(W.astype(dtype) for W in block) for block in blocks]
     rtol, atol = cfg["rtol"], cfg["atol"]
     pairs, unpaired_b = pair_up(ta, tb)
 
+    def forward(X, first, s):
+        X = add_position(X, scheme, s, table, first)
+        if model == "head":
+            out, A, S = self_attention(X, *blocks[0], scheme, s, cfg["causal"], heads, first)
+            return out, A, S, []
+        return transformer(X, blocks, scheme, s, cfg["causal"], heads, first)
+
+    def figures(M1, M2):
+        # Pairs in A's order (None for a word without a partner), then the means.
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            figs = [compare(M1[i], M2[j], rtol, atol, detail) if j is not None else None
+                    for i, j in pairs]
+            return figs, compare(M1.mean(axis=0), M2.mean(axis=0), rtol, atol, detail)
+
     def run(s):
         # Same draws, only the positional scale changes (this is what a sweep varies).
+        # The transformer has no shortcut here either: every point is a full forward.
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            out1, A1, S1 = self_attention(add_position(X1, scheme, s, table, first_a),
-                                          Wq, Wk, Wv, scheme, s, cfg["causal"], heads, first_a)
-            out2, A2, S2 = self_attention(add_position(X2, scheme, s, table, first_b),
-                                          Wq, Wk, Wv, scheme, s, cfg["causal"], heads, first_b)
-            figs = [compare(out1[i], out2[j], rtol, atol, detail) if j is not None else None
-                    for i, j in pairs]
-            mean = compare(out1.mean(axis=0), out2.mean(axis=0), rtol, atol, detail)
-        return out1, out2, A1, A2, S1, S2, figs, mean
+            out1, A1, S1, H1 = forward(X1, first_a, s)
+            out2, A2, S2, H2 = forward(X2, first_b, s)
+        figs, mean = figures(out1, out2)
+        return out1, out2, A1, A2, S1, S2, figs, mean, H1, H2
 
-    out1, out2, A1, A2, S1, S2, figs, mean = run(cfg["scale"])
+    out1, out2, A1, A2, S1, S2, figs, mean, H1, H2 = run(cfg["scale"])
     result = {
         "config": {
             "sentence_a": [t.decode("utf-8") for t in ta],
@@ -328,7 +403,10 @@ def experiment(options, detail=False):
             "dim": d, "seed": cfg["seed"], "scheme": cfg["scheme"],
             "scale": cfg["scale"], "causal": cfg["causal"],
             "rtol": rtol, "atol": atol,
-            "offset_a": first_a, "offset_b": first_b, "heads": heads,
+            "offset_a": first_a, "offset_b": first_b,
+            # The transformer's options are echoed with the head model too.
+            "model": model, "heads": heads, "layers": cfg["layers"],
+            "weight_std": cfg["weight_std"],
         },
         "pairs": [],
         "unpaired_b": unpaired_b,
@@ -356,6 +434,14 @@ def experiment(options, detail=False):
             "pairs": [[_sweep_point(r[6][k]) for r in runs] if j is not None else []
                       for k, (_, j) in enumerate(pairs)],
         }
+
+    if model == "transformer":
+        # The residual stream after each block, before the final LayerNorm:
+        # where along the depth the two sentences part.
+        result["layers"] = []
+        for h1, h2 in zip(H1, H2):
+            lfigs, lmean = figures(h1, h2)
+            result["layers"].append({"mean": lmean, "pairs": lfigs})
 
     result["output_a"] = out1.tolist()
     result["output_b"] = out2.tolist()
@@ -597,14 +683,51 @@ def _assert_reproducible(name, options):
     max_abs_diff, which a C loop summing in another order cannot reproduce.
     """
     r = experiment(options, detail=True)
-    for fig in [p for p in r["pairs"] if "b_max_abs" in p] + [r["mean"]]:
+    transformer = r["config"]["model"] == "transformer"
+    figs = [p for p in r["pairs"] if "b_max_abs" in p] + [r["mean"]]
+    for layer in r.get("layers", []):
+        figs += [f for f in layer["pairs"] if f is not None] + [layer["mean"]]
+    for fig in figs:
         diff = fig["max_abs_diff"]
-        noise = diff is not None and 0 < diff <= 1e-9 * fig["b_max_abs"]
-        # An exact 0 is fine: it comes from identical arithmetic on both rows
-        # (same token, same position, one-hot attention), which any
-        # row-by-row implementation repeats.
+        # An exact 0 is fine for the head: it comes from identical arithmetic
+        # on both rows (same token, same position, one-hot attention), which
+        # any row-by-row implementation repeats. In a transformer a 0 between
+        # reordered rows is luck: their attention sums ran in different orders.
+        noise = diff is not None and (0 < diff or transformer) and diff <= 1e-9 * fig["b_max_abs"]
         # Otherwise leave room for 16 ulps of noise inside the 1e-12 allowance.
         assert not noise or 16 * np.spacing(fig["b_max_abs"]) <= 1e-12, (name, fig)
+    if transformer:
+        # Depth, saturated softmaxes and large weights could amplify rounding
+        # until it exceeds the agreed 1e-9. Float64's own error, measured
+        # against extended precision, must stay ten times inside that.
+        _assert_within_rounding(name, r, experiment(options, detail=True, dtype=np.longdouble))
+
+
+def _assert_within_rounding(name, got, exact, path="$", parent=None):
+    if isinstance(exact, dict):
+        for key, e in exact.items():
+            g = got[key]
+            if key == "allclose_margin":
+                continue                 # only its sign matters, judged with "allclose"
+            if key == "max_abs_diff" and g is not None and g <= 1e-9 * exact["b_max_abs"]:
+                continue                 # noise, judged by _assert_reproducible
+            _assert_within_rounding(name, g, e, f"{path}.{key}", exact)
+    elif isinstance(exact, list):
+        assert isinstance(got, list) and len(got) == len(exact), (name, path)
+        for k, (g, e) in enumerate(zip(got, exact)):
+            _assert_within_rounding(name, g, e, f"{path}[{k}]", exact)
+    elif isinstance(exact, bool):
+        # A verdict may flip only where its margin is at rounding level.
+        margin, size = parent.get("allclose_margin"), parent.get("b_max_abs")
+        assert got == exact or abs(margin) <= 1e-12 + 1e-9 * size, (name, path, margin)
+    elif isinstance(exact, (float, np.floating)):
+        e = float(exact)
+        if not math.isfinite(e):
+            assert got is None, (name, path, got, e)
+        else:
+            assert got is not None and abs(got - e) <= 1e-13 + 1e-10 * abs(e), (name, path, got, e)
+    else:
+        assert got == exact, (name, path, got, exact)
 
 
 def _layout(x, depth=0):
