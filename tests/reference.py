@@ -670,6 +670,73 @@ def _cases():
     add("sweep_sinusoidal_heads4", scheme="sinusoidal", heads=4, dim=8, sweep="1e-4:1e2:7")
     add("sweep_random_heads3_causal", heads=3, causal="true", sweep="1e-3:10:5")
     add("sweep_rope_heads2_offsets", scheme="rope", heads=2, sweep="1e-2:1e2:5", **at(0, 7))
+
+    # The head model echoes the transformer's options and ignores them: the
+    # same numbers as defaults_random_0.5_sweep's run.
+    add("head_ignores_transformer_options", model="head", layers=12, **{"weight-std": 10})
+
+    # GPT-2-style blocks. docs/experiment.md's figures first: equivariance survives
+    # depth without positions and mask, the mask alone breaks it, ALiBi
+    # cannot see a reversal.
+    def gpt(name, **options):
+        add("transformer_" + name, model="transformer", **options)
+
+    figure = {"layers": 4, "heads": 2, "dim": 16}
+    gpt("figure_none", scheme="none", **figure)
+    gpt("figure_none_causal", scheme="none", causal="true", **figure)
+    gpt("figure_alibi", scheme="alibi", **figure)
+    gpt("defaults_random")                            # 2 blocks, 1 head, d 6, std 0.02
+    gpt("layers_1_none", scheme="none", layers=1)
+
+    # Every scheme with and without the mask, on a sentence with a repeated word.
+    for k, scheme in enumerate(SCHEMES):
+        for causal in ("false", "true"):
+            gpt(f"{scheme}{'_causal' if causal == 'true' else ''}", scheme=scheme, causal=causal,
+                a="the cat saw the dog", b="the dog saw the cat", dim=8, heads=(1, 2, 4)[k % 3],
+                layers=3)
+
+    # Weight scale: GPT-2's 0.02 (nearly uniform attention) up to 10 (saturated).
+    for std in ("0.02", "0.5", "1", "10"):
+        gpt(f"std_{std}_rope_heads2", scheme="rope", heads=2, dim=8, layers=2, **{"weight-std": std})
+        gpt(f"std_{std}_sinusoidal_causal", scheme="sinusoidal", causal="true", dim=6, layers=3,
+            **{"weight-std": std})
+    gpt("std_1_none_layers_4", scheme="none", layers=4, dim=8, heads=2, **{"weight-std": 1})
+
+    # Depth and heads: 12 blocks, and 1 to 8 heads (3 takes two slope series).
+    gpt("layers_12_none_heads4", scheme="none", layers=12, heads=4, dim=8)
+    gpt("layers_12_alibi_heads8_causal", scheme="alibi", layers=12, heads=8, dim=16,
+        causal="true", **{"weight-std": 0.5})
+    gpt("layers_12_random_std_1", layers=12, dim=6, heads=3, **{"weight-std": 1})
+    gpt("heads_8_rope_d16", scheme="rope", heads=8, dim=16, layers=2, **{"weight-std": 1})
+    gpt("heads_3_alibi_d9", scheme="alibi", heads=3, dim=9, layers=2, **{"weight-std": 1})
+    gpt("heads_4_rope_odd_width", scheme="rope", heads=4, dim=12, layers=2, causal="true",
+        **{"weight-std": 0.5})
+    gpt("dim_32_sinusoidal_heads4", scheme="sinusoidal", dim=32, heads=4, layers=2)
+
+    # LayerNorm of one column is 0: every output is zero, every cosine distance null.
+    gpt("dim_1_random", dim=1)
+
+    # Offsets: relative schemes ignore where a sentence starts, in every block.
+    for scheme in ("none", "rope", "alibi", "sinusoidal"):
+        gpt(f"shift_b5_{scheme}", a=shift, b=shift, dim=8, heads=2, layers=2, scheme=scheme,
+            **at(0, 5), **{"weight-std": 1})
+    gpt("offsets_random_3_7", layers=2, **at(3, 7))
+    gpt("offsets_rope_causal_1024", scheme="rope", causal="true", dim=8, layers=2,
+        **at(1024, 40), **{"weight-std": 0.5})
+
+    # Pairing: a word without a partner has null in every block.
+    gpt("unpaired_words", a="dog bites man", b="man bites cat", layers=3, **{"weight-std": 0.5})
+    gpt("different_lengths_alibi", a="a b c d", b="d a", scheme="alibi", heads=2, layers=2,
+        **{"weight-std": 1})
+    # Exact comparison of reordered rows: the verdicts sit at rounding level.
+    gpt("none_rtol0_atol0", scheme="none", rtol=0, atol=0, layers=3, dim=8, heads=2)
+
+    # Sweeps rerun the whole stack at every point.
+    gpt("sweep_random_layers_2", sweep="1e-3:10:5")
+    gpt("sweep_alibi_heads2_causal", scheme="alibi", heads=2, causal="true", layers=2,
+        sweep="1e-2:1e2:4", **{"weight-std": 1})
+    gpt("sweep_rope_unpaired", scheme="rope", a="dog bites man", b="man bites cat", layers=2,
+        sweep="1e-3:1e3:4", **{"weight-std": 1})
     return c
 
 
