@@ -531,6 +531,39 @@ def check_spec_figures():
         diff = np.array(biased["scores_heads_a"][h]) - np.array(plain["scores_heads_a"][h])
         assert np.allclose(diff, -0.75 * m * np.abs(i - j), rtol=0, atol=1e-12), (h, diff)
 
+    check_transformer_figures()
+
+
+def check_transformer_figures():
+    """docs/experiment.md's figures for GPT-2-style blocks, in NumPy."""
+    gpt = {"model": "transformer", "layers": "4", "heads": "2", "dim": "16"}
+
+    def man(r):
+        # "dog bites man" / "man bites dog": man is pairs[2], at B's index 0.
+        return [r["pairs"][2]] + [layer["pairs"][2] for layer in r["layers"]]
+
+    # Without positions and mask every block is permutation-equivariant, and
+    # so is the stack: man is True after every block and at the output.
+    bare = experiment(dict(gpt, scheme="none"))
+    assert len(bare["layers"]) == 4 and all(f["allclose"] for f in man(bare)), man(bare)
+    # The mask alone tells a causal decoder the order, from the first block on.
+    causal = experiment(dict(gpt, scheme="none", causal="true"))
+    assert not any(f["allclose"] for f in man(causal)), man(causal)
+    # ALiBi still cannot tell a sentence from its reversal, however deep.
+    alibi = experiment(dict(gpt, scheme="alibi"))
+    assert all(f["allclose"] for f in man(alibi)), man(alibi)
+
+    # The weight scale. At GPT-2's 0.02 the scores are tiny, attention is
+    # nearly uniform, and RoPE's rotation of them barely moves the outputs;
+    # at 1 the softmax is peaked and RoPE moves man a long way.
+    flat = experiment(dict(gpt, scheme="rope"))
+    A = np.array(flat["attention_heads_a"])
+    assert np.abs(A - 1 / 3).max() < 0.01, A
+    assert 0 < flat["pairs"][2]["cosine_distance"] < 1e-9, flat["pairs"][2]
+    peaked = experiment(dict(gpt, scheme="rope", **{"weight-std": "1"}))
+    assert np.array(peaked["attention_heads_a"]).max() > 0.99, peaked["attention_heads_a"]
+    assert peaked["pairs"][2]["cosine_distance"] > 0.1, peaked["pairs"][2]
+
 
 # --------------------------------------------------------------------------
 # Fixture cases
