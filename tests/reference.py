@@ -538,31 +538,49 @@ def check_transformer_figures():
     """docs/experiment.md's figures for GPT-2-style blocks, in NumPy."""
     gpt = {"model": "transformer", "layers": "4", "heads": "2", "dim": "16"}
 
+    def verdicts(r):
+        # Every word and the mean, after each block, then at the output.
+        stages = r["layers"] + [r]
+        return [[p["allclose"] for p in stage["pairs"]] + [stage["mean"]["allclose"]]
+                for stage in stages]
+
     def man(r):
         # "dog bites man" / "man bites dog": man is pairs[2], at B's index 0.
-        return [r["pairs"][2]] + [layer["pairs"][2] for layer in r["layers"]]
+        return [layer["pairs"][2] for layer in r["layers"]] + [r["pairs"][2]]
 
     # Without positions and mask every block is permutation-equivariant, and
-    # so is the stack: man is True after every block and at the output.
+    # so is the stack: True after every block and at the output.
     bare = experiment(dict(gpt, scheme="none"))
-    assert len(bare["layers"]) == 4 and all(f["allclose"] for f in man(bare)), man(bare)
+    assert verdicts(bare) == [[True] * 4] * 5, verdicts(bare)
     # The mask alone tells a causal decoder the order, from the first block on.
     causal = experiment(dict(gpt, scheme="none", causal="true"))
-    assert not any(f["allclose"] for f in man(causal)), man(causal)
+    assert verdicts(causal) == [[False] * 4] * 5, verdicts(causal)
+    cos = [f["cosine_distance"] for f in man(causal)]
+    assert all(_near(x, w, rel=0.01) for x, w in zip(cos, (7.0e-7, 2.8e-6, 3.9e-6, 5.2e-6, 5.06e-6))), cos
+    assert _near(causal["pairs"][2]["max_abs_diff"], 0.0053, rel=0.01), causal["pairs"][2]
     # ALiBi still cannot tell a sentence from its reversal, however deep.
     alibi = experiment(dict(gpt, scheme="alibi"))
-    assert all(f["allclose"] for f in man(alibi)), man(alibi)
+    assert verdicts(alibi) == [[True] * 4] * 5, verdicts(alibi)
 
     # The weight scale. At GPT-2's 0.02 the scores are tiny, attention is
     # nearly uniform, and RoPE's rotation of them barely moves the outputs;
     # at 1 the softmax is peaked and RoPE moves man a long way.
     flat = experiment(dict(gpt, scheme="rope"))
-    A = np.array(flat["attention_heads_a"])
-    assert np.abs(A - 1 / 3).max() < 0.01, A
-    assert 0 < flat["pairs"][2]["cosine_distance"] < 1e-9, flat["pairs"][2]
+    assert np.abs(np.array(flat["attention_heads_a"]) - 1 / 3).max() < 0.004
+    assert flat["pairs"][2]["allclose"] is False, flat["pairs"][2]
+    assert _near(flat["pairs"][2]["cosine_distance"], 4.7e-11, rel=0.01), flat["pairs"][2]
     peaked = experiment(dict(gpt, scheme="rope", **{"weight-std": "1"}))
     assert np.array(peaked["attention_heads_a"]).max() > 0.99, peaked["attention_heads_a"]
-    assert peaked["pairs"][2]["cosine_distance"] > 0.1, peaked["pairs"][2]
+    assert _near(peaked["pairs"][2]["cosine_distance"], 0.390, rel=0.001), peaked["pairs"][2]
+
+    # The shift test holds block by block: relative schemes ignore where a
+    # sentence starts, absolute ones do not.
+    relative = {"none": True, "rope": True, "alibi": True, "random": False, "sinusoidal": False}
+    for scheme, same in relative.items():
+        r = experiment({"model": "transformer", "scheme": scheme, "a": SHIFT_SENTENCE,
+                        "b": SHIFT_SENTENCE, "offset-b": "5", "dim": "8", "heads": "2",
+                        "weight-std": "1"})
+        assert verdicts(r) == [[same] * 6] * 3, (scheme, verdicts(r))
 
 
 # --------------------------------------------------------------------------
