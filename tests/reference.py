@@ -579,8 +579,8 @@ def check_transformer_figures():
     for scheme, same in relative.items():
         r = experiment({"model": "transformer", "scheme": scheme, "a": SHIFT_SENTENCE,
                         "b": SHIFT_SENTENCE, "offset-b": "5", "dim": "8", "heads": "2",
-                        "weight-std": "1"})
-        assert verdicts(r) == [[same] * 6] * 3, (scheme, verdicts(r))
+                        "layers": "4", "weight-std": "1"})
+        assert verdicts(r) == [[same] * 6] * 5, (scheme, verdicts(r))
 
 
 # --------------------------------------------------------------------------
