@@ -118,12 +118,13 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     let [sweep, threshold, meanThreshold] = cached();
     let missing = (!sweep || threshold === undefined || meanThreshold === undefined) &&
       sweepFailed !== model.sweepKey(lab);
-    // A small sentence's chart is drawn with its verdicts, in the same
-    // frame; a larger one's coarse first curve, when that is quick.
-    if (missing && model.chartDataIsQuick(lab)) {
-      computeChart(lab);
+    // A small sentence's curves are drawn with its verdicts, in the same
+    // frame (their thresholds, which take as long again, after it is
+    // painted); a larger one's coarse first curve, when that is quick.
+    if (missing && !sweep && model.chartDataIsQuick(lab)) {
+      computeChart(lab, { sweepOnly: true });
       [sweep, threshold, meanThreshold] = cached();
-      missing = false;
+      missing = (threshold === undefined || meanThreshold === undefined) && sweepFailed !== model.sweepKey(lab);
     } else if (missing && !sweep && model.coarseSweep(lab) === undefined && model.coarseIsQuick(lab)) {
       try { model.computeCoarse(lab); } catch (e) { chartFailed(model.sweepKey(lab), e); }
     }
