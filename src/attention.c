@@ -65,41 +65,6 @@ void add_scaled(double *out, const double *base, double s, const double *delta, 
     for (int i = 0; i < count; i++) out[i] = base[i] + s * delta[i];
 }
 
-void sinusoidal_encoding(double *pe, int first, int n, int d) {
-    for (int j = 0; j < d; j++) {
-        double freq = pow(10000.0, (double)(2 * (j / 2)) / d);
-        for (int i = 0; i < n; i++) {
-            double angle = (double)(first + i) / freq;
-            pe[(long)i * d + j] = (j % 2 == 0) ? sin(angle) : cos(angle);
-        }
-    }
-}
-
-void rope_angles(double *cosines, double *sines, int n, int width, int first, double s) {
-    const int pairs = width / 2;
-    for (int i = 0; i < pairs; i++) {
-        double inv_freq = pow(10000.0, -(double)(2 * i) / width);
-        for (int r = 0; r < n; r++) {
-            double theta = (s * (first + r)) * inv_freq;
-            cosines[(long)r * pairs + i] = cos(theta);
-            sines[(long)r * pairs + i] = sin(theta);
-        }
-    }
-}
-
-void rope_rotate(double *x, int n, int width, int ld, const double *cosines, const double *sines) {
-    const int pairs = width / 2;
-    for (int r = 0; r < n; r++) {
-        double *row = x + (long)r * ld;
-        const double *c = cosines + (long)r * pairs, *sn = sines + (long)r * pairs;
-        for (int i = 0; i < pairs; i++) {
-            double a = row[2 * i], b = row[2 * i + 1];
-            row[2 * i] = a * c[i] - b * sn[i];
-            row[2 * i + 1] = a * sn[i] + b * c[i];
-        }
-    }
-}
-
 void attention_scores(double *scores, double *kt, const double *q, const double *k, int n, int width, int ld,
                       int causal) {
     /* K^T, so that the score loop below runs over contiguous j and
@@ -115,13 +80,6 @@ void attention_scores(double *scores, double *kt, const double *q, const double 
         accumulate_rows(row, qi, kt, n, width, visible); /* row[j] = sum over c of q[i][c] k[j][c] */
         for (int j = 0; j < visible; j++) row[j] /= norm;
         for (int j = visible; j < n; j++) row[j] = -INFINITY;
-    }
-}
-
-void alibi_bias(double *scores, int n, double s, double slope, int causal) {
-    for (int i = 0; i < n; i++) {
-        int visible = causal ? i + 1 : n;
-        for (int j = 0; j < visible; j++) scores[(long)i * n + j] -= s * slope * fabs((double)(i - j));
     }
 }
 
@@ -178,44 +136,3 @@ void attention_apply(double *out, double *attn, const double *v, int n, int widt
         accumulate_gathered(o, weight, rows, count, width);
     }
 }
-
-int allclose(const double *a, const double *b, int n, double rtol, double atol) {
-    for (int i = 0; i < n; i++) {
-        if (isinf(a[i]) || isinf(b[i])) { /* np.isclose: equal infinities are close */
-            if (a[i] != b[i]) return 0;
-            continue;
-        }
-        if (!(fabs(a[i] - b[i]) <= atol + rtol * fabs(b[i]))) return 0; /* NaN fails too */
-    }
-    return 1;
-}
-
-double max_abs_diff(const double *a, const double *b, int n) {
-    double m = -INFINITY;
-    for (int i = 0; i < n; i++) {
-        double diff = fabs(a[i] - b[i]);
-        if (isnan(diff)) return NAN;
-        if (diff > m) m = diff;
-    }
-    return m;
-}
-
-double cosine_similarity(const double *a, const double *b, int n) {
-    double ab = 0.0, aa = 0.0, bb = 0.0;
-    for (int i = 0; i < n; i++) {
-        ab += a[i] * b[i];
-        aa += a[i] * a[i];
-        bb += b[i] * b[i];
-    }
-    return ab / (sqrt(aa) * sqrt(bb));
-}
-
-double cosine_distance(const double *a, const double *b, int n) { return 1.0 - cosine_similarity(a, b, n); }
-
-void column_mean(double *mean, const double *x, int n, int d) {
-    for (int c = 0; c < d; c++) mean[c] = 0.0;
-    for (int i = 0; i < n; i++)
-        for (int c = 0; c < d; c++) mean[c] += x[(long)i * d + c];
-    for (int c = 0; c < d; c++) mean[c] /= n;
-}
-

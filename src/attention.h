@@ -1,5 +1,6 @@
-/* attention.h - the numerical kernels: matrix products, positional
- * signals, masked softmax attention and the comparisons of np.allclose.
+/* attention.h - the numerical kernels: matrix products and masked softmax
+ * attention (attention.c), positional signals (positions.c) and the
+ * comparisons of np.allclose (compare.c).
  * Each kernel takes its output first and reads like the formula in
  * docs/experiment.md; none allocates. */
 #ifndef POSLAB_ATTENTION_H

@@ -28,12 +28,16 @@ static void layer_norm(double *out, const double *x, int n, int d) {
     }
 }
 
-/* GPT-2's GELU in place: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
+/* GPT-2's GELU in place: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+ * tanh(u) is written 1 - 2 / (e^(2u) + 1): only 1 + tanh(u) is used, whose
+ * error stays at rounding level this way, and it keeps libm's tanh (about
+ * a kilobyte) out of the WebAssembly module. */
 static void gelu(double *x, int count) {
     const double c = sqrt(2.0 / M_PI);
     for (int i = 0; i < count; i++) {
         double v = x[i];
-        x[i] = 0.5 * v * (1 + tanh(c * (v + 0.044715 * pow(v, 3))));
+        double u = c * (v + 0.044715 * pow(v, 3));
+        x[i] = 0.5 * v * (1 + (1 - 2 / (exp(2 * u) + 1)));
     }
 }
 

@@ -1,0 +1,49 @@
+/* The positional schemes' arithmetic (docs/experiment.md): the sinusoidal
+ * table, RoPE's angles and rotation, ALiBi's bias; declared in attention.h.
+ * Not where a run's time goes, so the WebAssembly build compiles this file
+ * for size (CMakeLists.txt), as it does compare.c. */
+#include "attention.h"
+
+#include <math.h>
+
+void sinusoidal_encoding(double *pe, int first, int n, int d) {
+    for (int j = 0; j < d; j++) {
+        double freq = pow(10000.0, (double)(2 * (j / 2)) / d);
+        for (int i = 0; i < n; i++) {
+            double angle = (double)(first + i) / freq;
+            pe[(long)i * d + j] = (j % 2 == 0) ? sin(angle) : cos(angle);
+        }
+    }
+}
+
+void rope_angles(double *cosines, double *sines, int n, int width, int first, double s) {
+    const int pairs = width / 2;
+    for (int i = 0; i < pairs; i++) {
+        double inv_freq = pow(10000.0, -(double)(2 * i) / width);
+        for (int r = 0; r < n; r++) {
+            double theta = (s * (first + r)) * inv_freq;
+            cosines[(long)r * pairs + i] = cos(theta);
+            sines[(long)r * pairs + i] = sin(theta);
+        }
+    }
+}
+
+void rope_rotate(double *x, int n, int width, int ld, const double *cosines, const double *sines) {
+    const int pairs = width / 2;
+    for (int r = 0; r < n; r++) {
+        double *row = x + (long)r * ld;
+        const double *c = cosines + (long)r * pairs, *sn = sines + (long)r * pairs;
+        for (int i = 0; i < pairs; i++) {
+            double a = row[2 * i], b = row[2 * i + 1];
+            row[2 * i] = a * c[i] - b * sn[i];
+            row[2 * i + 1] = a * sn[i] + b * c[i];
+        }
+    }
+}
+
+void alibi_bias(double *scores, int n, double s, double slope, int causal) {
+    for (int i = 0; i < n; i++) {
+        int visible = causal ? i + 1 : n;
+        for (int j = 0; j < visible; j++) scores[(long)i * n + j] -= s * slope * fabs((double)(i - j));
+    }
+}
