@@ -71,6 +71,13 @@ function tally(result) {
 }
 
 // Shared by the steps that follow one word: the live claim, or why there is none.
+// A reveal about the followed word: fn(ctx, pair) when the word has a
+// partner in B; otherwise the one thing to say is that it has none.
+const aboutWord = (fn) => (ctx) => {
+  const p = followed(ctx.result, ctx.state);
+  return p ? fn(ctx, p) : [wordClaim(ctx)];
+};
+
 function wordClaim({ result, state }) {
   const p = followed(result, state);
   if (!p) {
@@ -130,10 +137,7 @@ export const STEPS = [
     question: (ctx) => `Will ${W(ctx)} come out as the same vector in both sentences?`,
     choices: SAME_DIFF,
     answer: wordAnswer,
-    reveal(ctx) {
-      const { result, state } = ctx;
-      const p = followed(result, state);
-      if (!p) return [wordClaim(ctx)];
+    reveal: aboutWord((ctx, p) => {
       if (p.allclose) {
         return [claim(p), 'Attention weighs every pair of words by how well they match, and a match does not ' +
           'depend on where the two words stand. Reorder the sentence and every word still meets the same ' +
@@ -142,7 +146,7 @@ export const STEPS = [
       const causes = otherCauses(ctx);
       return [claim(p), 'Bare attention gives True here with the module’s settings, so something else is ' +
         `telling the sentences apart: ${causes.length ? list(causes) : 'the settings under Advanced'}.`];
-    },
+    }),
   },
   {
     title: 'Switch positional information on',
@@ -157,10 +161,8 @@ export const STEPS = [
     question: (ctx) => `Will ${W(ctx)} still come out identical?`,
     choices: SAME_DIFF,
     answer: wordAnswer,
-    reveal(ctx) {
+    reveal: aboutWord((ctx, p) => {
       const { result, state } = ctx;
-      const p = followed(result, state);
-      if (!p) return [wordClaim(ctx)];
       const mean = `The sentence mean says ${TF(result.mean.allclose)} too` +
         (result.mean.allclose ? '.' : `: max |diff| ${sig(result.mean.max_abs_diff)}.`);
       if (!p.allclose) {
@@ -171,7 +173,7 @@ export const STEPS = [
         ? `the tolerances (${tolerances(state)}) let a difference of this size pass`
         : `the signal, at magnitude ${sig(state.scale)}, is too faint to move the output past the tolerance`;
       return [claim(p), `Here np.allclose cannot see the difference: ${why}.`];
-    },
+    }),
   },
   {
     title: 'Make the signal faint',
@@ -180,10 +182,8 @@ export const STEPS = [
     question: (ctx) => `What will np.allclose say about ${W(ctx)} now?`,
     choices: [{ label: 'Still False', value: false }, { label: 'True again', value: true }],
     answer: wordAnswer,
-    reveal(ctx) {
-      const { result, state } = ctx;
-      const p = followed(result, state);
-      if (!p) return [wordClaim(ctx)];
+    reveal: aboutWord((ctx, p) => {
+      const { state } = ctx;
       const t = thresholdWords(ctx.threshold(p.index_a), ctx.form);
       if (!p.allclose && p.cosine_distance < NEARLY) {
         return [claim(p), `Yet a cosine distance of ${sig(p.cosine_distance)} means the two vectors point almost ` +
@@ -197,7 +197,7 @@ export const STEPS = [
       }
       return [claim(p), `At magnitude ${sig(state.scale)} the difference fits inside the tolerance ` +
         `(${tolerances(state)}), so np.allclose says True. ${t}`];
-    },
+    }),
   },
   {
     title: 'Your own words',
@@ -239,16 +239,14 @@ export const STEPS = [
     question: (ctx) => `With these waves at full strength, will ${W(ctx)} come out identical in both sentences?`,
     choices: SAME_DIFF,
     answer: wordAnswer,
-    reveal(ctx) {
-      const { result, state } = ctx;
-      const p = followed(result, state);
-      if (!p) return [wordClaim(ctx)];
+    reveal: aboutWord((ctx, p) => {
+      const { state } = ctx;
       const t = thresholdWords(ctx.threshold(p.index_a), ctx.form);
       return [claim(p), p.allclose
         ? `Here the waves do not move the output past the tolerance (${tolerances(state)}). ${t}`
         : `Like the random stand-in, the waves give the word a different input at each position, and the ` +
           `outputs part ways. ${t}`];
-    },
+    }),
   },
   {
     title: 'Rotating instead of adding: RoPE',
@@ -258,16 +256,14 @@ export const STEPS = [
     question: (ctx) => `The word vectors themselves are untouched. Will ${W(ctx)} still come out differently?`,
     choices: [{ label: 'Still identical', value: true }, { label: 'Different', value: false }],
     answer: wordAnswer,
-    reveal(ctx) {
-      const { result, state } = ctx;
-      const p = followed(result, state);
-      if (!p) return [wordClaim(ctx)];
+    reveal: aboutWord((ctx, p) => {
+      const { state } = ctx;
       return [claim(p), p.allclose
         ? `Here the rotation leaves the attention weights too close to tell apart (${tolerances(state)}).`
         : 'Turning queries and keys changes who attends to whom, and that alone is enough. The values are ' +
           'not turned, so each output is still a mix of the same value vectors: only the weights moved (open ' +
           '“Attention weights” below the chart to see them).'];
-    },
+    }),
   },
   {
     title: 'Order without positions: the causal mask',
@@ -277,10 +273,8 @@ export const STEPS = [
     question: (ctx) => `No positional information at all: will ${W(ctx)} be identical in both sentences?`,
     choices: SAME_DIFF,
     answer: wordAnswer,
-    reveal(ctx) {
-      const { result, state } = ctx;
-      const p = followed(result, state);
-      if (!p) return [wordClaim(ctx)];
+    reveal: aboutWord((ctx, p) => {
+      const { state } = ctx;
       const end = 'That is the path: with neither positions nor a mask, attention is blind to order. ' +
         'Next: two tests of what makes a positional signal a good one.';
       if (!state.causal) return [claim(p), 'The causal mask is off now, so this is bare attention again.', end];
@@ -295,7 +289,7 @@ export const STEPS = [
       }
       return [claim(p), `${quoted(p.word)} sees the same words before it in both sentences, so the mask ` +
         'changes nothing for it.', end];
-    },
+    }),
   },
   {
     title: 'The shift test: where the sentence starts',
@@ -392,10 +386,7 @@ export function offSetup(k, state, form) {
 
 // When the lab is off a step's setup, the step's own explanation may not
 // fit: this one is built only from the live state and result.
-function generic(ctx) {
-  const { result, state } = ctx;
-  const p = followed(result, state);
-  if (!p) return [wordClaim(ctx)];
+const generic = aboutWord((ctx, p) => {
   const causes = otherCauses(ctx);
   if (p.allclose) {
     if (!causes.length) {
@@ -406,7 +397,7 @@ function generic(ctx) {
   }
   return [claim(p), causes.length ? `They differ: ${list(causes)}.`
     : 'They differ, which bare attention on a reordering should not do: look at the settings under Advanced.'];
-}
+});
 
 // What the tour says after a guess at step k: the step's own words when the
 // lab shows its setup (or the step's words fit any state: `anyState`),
