@@ -5,51 +5,44 @@
 
 #include <math.h>
 
-/* acc[c] += coef[r] * rows[r * stride + c] for r = 0 .. nrows-1 in order,
+/* acc[c] += a0 r0[c] + a1 r1[c] + a2 r2[c] + a3 r3[c], added in that order,
    for every c < len. Four rows per pass keep acc[c] in a register instead
    of storing and reloading it after every term; the additions and their
    order are those of one pass per row, so the sums round as NumPy's do. */
-static void accumulate_rows(double *acc, const double *coef, const double *rows, long stride, int nrows, int len) {
-    int r = 0;
-    for (; r + 4 <= nrows; r += 4) {
-        const double *r0 = rows + r * stride, *r1 = r0 + stride, *r2 = r1 + stride, *r3 = r2 + stride;
-        double a0 = coef[r], a1 = coef[r + 1], a2 = coef[r + 2], a3 = coef[r + 3];
-        for (int c = 0; c < len; c++) {
-            double t = acc[c];
-            t += a0 * r0[c];
-            t += a1 * r1[c];
-            t += a2 * r2[c];
-            t += a3 * r3[c];
-            acc[c] = t;
-        }
-    }
-    for (; r < nrows; r++) {
-        const double *row = rows + r * stride;
-        double a = coef[r];
-        for (int c = 0; c < len; c++) acc[c] += a * row[c];
+static inline void add_four_rows(double *acc, double a0, const double *r0, double a1, const double *r1, double a2,
+                                 const double *r2, double a3, const double *r3, int len) {
+    for (int c = 0; c < len; c++) {
+        double t = acc[c];
+        t += a0 * r0[c];
+        t += a1 * r1[c];
+        t += a2 * r2[c];
+        t += a3 * r3[c];
+        acc[c] = t;
     }
 }
 
-/* accumulate_rows for rows that lie anywhere: acc[c] += coef[r] * rows[r][c]. */
-static void accumulate_gathered(double *acc, const double *coef, const double *const *rows, int nrows, int len) {
+static inline void add_row(double *acc, double a, const double *row, int len) {
+    for (int c = 0; c < len; c++) acc[c] += a * row[c];
+}
+
+/* acc[c] += coef[r] * rows[r * stride + c] for r = 0 .. nrows-1 in order. */
+static void accumulate_rows(double *acc, const double *coef, const double *rows, long stride, int nrows, int len) {
     int r = 0;
     for (; r + 4 <= nrows; r += 4) {
-        const double *r0 = rows[r], *r1 = rows[r + 1], *r2 = rows[r + 2], *r3 = rows[r + 3];
-        double a0 = coef[r], a1 = coef[r + 1], a2 = coef[r + 2], a3 = coef[r + 3];
-        for (int c = 0; c < len; c++) {
-            double t = acc[c];
-            t += a0 * r0[c];
-            t += a1 * r1[c];
-            t += a2 * r2[c];
-            t += a3 * r3[c];
-            acc[c] = t;
-        }
+        const double *r0 = rows + r * stride;
+        add_four_rows(acc, coef[r], r0, coef[r + 1], r0 + stride, coef[r + 2], r0 + 2 * stride, coef[r + 3],
+                      r0 + 3 * stride, len);
     }
-    for (; r < nrows; r++) {
-        const double *row = rows[r];
-        double a = coef[r];
-        for (int c = 0; c < len; c++) acc[c] += a * row[c];
-    }
+    for (; r < nrows; r++) add_row(acc, coef[r], rows + r * stride, len);
+}
+
+/* The same for rows that lie anywhere: acc[c] += coef[r] * rows[r][c]. */
+static void accumulate_gathered(double *acc, const double *coef, const double *const *rows, int nrows, int len) {
+    int r = 0;
+    for (; r + 4 <= nrows; r += 4)
+        add_four_rows(acc, coef[r], rows[r], coef[r + 1], rows[r + 1], coef[r + 2], rows[r + 2], coef[r + 3],
+                      rows[r + 3], len);
+    for (; r < nrows; r++) add_row(acc, coef[r], rows[r], len);
 }
 
 void matmul(double *out, const double *x, const double *w, int n, int k, int m) {
