@@ -1,8 +1,11 @@
 // url_sync.js - the address mirrors the page: every view of the lab is a
-// link. history.replaceState costs a few ms per call, so while the state
-// changes fast (a dragged slider, quick typing) the hash is written at most
-// every WRITE_MS, the last state always. <html data-hash="pending"> marks a
-// write still to come (tests wait for it).
+// link. history.replaceState is a synchronous round trip to the browser
+// process: about 1 ms, but 20 ms and more one call in twenty (Chromium 156,
+// 2x CPU throttling). So it never runs inside a render: the hash is written
+// after the frame that shows the change is painted, and while the state
+// changes fast (a dragged slider, quick typing) at most every WRITE_MS, the
+// last state always. <html data-hash="pending"> marks a write still to come
+// (tests wait for it).
 const WRITE_MS = 200;
 
 // currentHash() gives the hash the page should have now; onLink(hash) is
@@ -12,13 +15,13 @@ export function createUrlSync({ currentHash, onLink }) {
   // The first write (a default page gets its state in the address) waits
   // like any other: the first verdicts need not wait for it.
   let writtenAt = performance.now();
-  let timer = null;
+  let cancel = null; // of the write to come, while one is scheduled
   let known = window.location.hash.slice(1); // the hash as the page last read or wrote it
 
   // hash: currentHash(), when the caller has it already.
   function write(hash = currentHash()) {
-    clearTimeout(timer);
-    timer = null;
+    cancel?.();
+    cancel = null;
     delete document.documentElement.dataset.hash;
     const shown = window.location.hash.slice(1);
     // Changed from outside since: its hashchange event is on the way and
@@ -32,13 +35,21 @@ export function createUrlSync({ currentHash, onLink }) {
 
   // After every render; a delayed write reads the state as it is then.
   function mirror(hash) {
-    if (timer !== null || window.location.hash.slice(1) === hash) return;
+    if (cancel !== null || window.location.hash.slice(1) === hash) return;
     const wait = writtenAt + WRITE_MS - performance.now();
-    if (wait <= 0) {
-      write(hash);
+    document.documentElement.dataset.hash = 'pending';
+    if (wait > 0) {
+      const timer = setTimeout(() => write(), wait);
+      cancel = () => clearTimeout(timer);
     } else {
-      timer = setTimeout(() => write(), wait);
-      document.documentElement.dataset.hash = 'pending';
+      // after the paint: the next frame's callback, then a task of its own
+      // (a hidden tab gets no frames: the timer writes there)
+      let timer = setTimeout(() => write(), 100);
+      const frame = requestAnimationFrame(() => {
+        clearTimeout(timer);
+        timer = setTimeout(() => write(), 0);
+      });
+      cancel = () => { cancelAnimationFrame(frame); clearTimeout(timer); };
     }
   }
 
