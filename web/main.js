@@ -17,7 +17,6 @@ import { createSweeper } from './browser/sweeper.js';
 import { createPage, afterPaint } from './page.js';
 import { TYPED, showFailure } from './views/controls.js';
 import { readView, applyView, createEmbedPanel } from './views/embed.js';
-import { createHeatmaps } from './views/heatmap.js';
 import { createPermutation, createBaseline } from './views/permutation.js';
 import { createExport } from './views/export.js';
 import { createPlot } from './views/plot.js';
@@ -137,7 +136,6 @@ async function start() {
   let plot = null;
   page.attach({
     panels: {
-      heatmaps: createHeatmaps($('heatmap')),
       permutation: createPermutation($('permutation')),
       baseline: createBaseline($('baseline')),
       exporter: createExport($('export'), $('numpy-dialog'), {

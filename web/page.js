@@ -26,20 +26,25 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   const controls = createControls(doc, form);
   const verdicts = createVerdicts($('verdicts'));
   const tour = createTour($('tour'), tourActions);
-  // The Why panel and its claims, once its code has loaded (loadWhy).
-  let why = null;
-  let whyLoading = null;
-  function loadWhy() {
-    whyLoading ??= import('./why_panel.js').then(({ createWhy, createOwnLabClaims }) => {
-      why = {
-        panel: createWhy($('why'), () => render(store.get())),
-        claims: createOwnLabClaims(createLab, () => render(store.get())),
-      };
-      render(store.get());
-    }, (e) => showFailure(doc, 'The panel could not be loaded', e));
-    return whyLoading;
+  // Views whose code loads when their section is first opened (esbuild puts
+  // it in a chunk of its own): get() is the view once loaded, else null;
+  // load() starts loading it, and render() runs again when it has.
+  function onDemand(what, load) {
+    let view = null;
+    let loading = null;
+    return {
+      get: () => view,
+      load: () => (loading ??= load().then((v) => { view = v; render(store.get()); },
+        (e) => showFailure(doc, `${what} could not be loaded`, e))),
+    };
   }
-  $('why').addEventListener('toggle', () => { if ($('why').open) loadWhy(); });
+  // The Why panel and its own lab for the claims.
+  const why = onDemand('The panel', () => import('./why_panel.js').then(({ createWhy, createOwnLabClaims }) => ({
+    panel: createWhy($('why'), () => render(store.get())),
+    claims: createOwnLabClaims(createLab, () => render(store.get())),
+  })));
+  $('why').addEventListener('toggle', () => { if ($('why').open) why.load(); });
+  const heatmaps = onDemand('The heatmaps', () => import('./views/heatmap.js').then(({ createHeatmaps }) => createHeatmaps($('heatmap'))));
   // Created after the first render (panels) and once Chart.js has loaded (plot).
   let panels = null;
   let plot = null;
@@ -153,14 +158,19 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     verdicts.render(result, lab);
     $('lab').classList.toggle('veiled', renderTour(page, result));
     if (panels) {
-      if (result.attention_a) panels.heatmaps.render(result);
+      if (result.attention_a) {
+        const view = heatmaps.get();
+        if (view) view.render(result);
+        else heatmaps.load();
+      }
       panels.permutation.render(result, lab);
       panels.baseline.render(result, lab);
       panels.exporter.render({ hasChart: Boolean(plot) });
     }
     if (isOpen('why')) {
-      if (why) why.panel.render(why.claims(model.configOf(lab), why.panel.choice()));
-      else loadWhy();
+      const panel = why.get();
+      if (panel) panel.panel.render(panel.claims(model.configOf(lab), panel.panel.choice()));
+      else why.load();
     }
     if (plot && !view.hide.has('plot')) renderChart(page, result);
     setAttr(doc.documentElement, 'data-ready', 'true'); // rewriting it would restyle the whole page each step

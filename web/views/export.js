@@ -3,7 +3,13 @@
 // dialog with the text selected), and downloads of the current numbers as
 // JSON (the CLI's `--json --full --sweep` shape) and CSV, and of the chart as
 // PNG. Downloads are Blob URLs on an <a download>; nothing leaves the page.
-import { numpyScript } from '../teach/numpy_script.js';
+
+// Copy as NumPy's script writer is a chunk of its own, fetched as soon as a
+// student heads for the button (pointer, touch or keyboard focus), so that
+// the click normally finds it loaded and writes to the clipboard at once:
+// Safari allows that only close to the click.
+let scriptWriter = null;
+const loadScriptWriter = () => (scriptWriter ??= import('../teach/numpy_script.js'));
 
 // ---- CSV (no DOM) ----------------------------------------------------------
 
@@ -98,6 +104,7 @@ export function createExport(root, dialog, get) {
   }
 
   async function copyNumpy() {
+    const { numpyScript } = await loadScriptWriter();
     const script = numpyScript(get.result().config, { link: get.link() });
     try {
       await navigator.clipboard.writeText(script);
@@ -113,7 +120,9 @@ export function createExport(root, dialog, get) {
     }
   }
 
-  root.querySelector('#copy-numpy').addEventListener('click', copyNumpy);
+  const copy = root.querySelector('#copy-numpy');
+  for (const early of ['pointerenter', 'pointerdown', 'focus']) copy.addEventListener(early, loadScriptWriter, { once: true });
+  copy.addEventListener('click', copyNumpy);
   root.querySelector('#download-json').addEventListener('click', () => {
     const result = get.everything();
     download(fileName(result.config, 'json'), new Blob([`${JSON.stringify(result, null, 1)}\n`], { type: 'application/json' }));
