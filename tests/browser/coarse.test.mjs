@@ -97,3 +97,57 @@ test('rows out of sight catch up with the slider once it rests', { timeout: 6000
   await done();
   await context.close();
 });
+
+// The hover readout names the point of the chart nearest the pointer. When
+// new words bring a new sweep, it stays with the pointer, on the coarse
+// curve's 13 points and then on the full 121 (it once kept its index, past
+// the end of the coarse curve, and the page's render threw). Chart.js caches
+// what chart.options resolves, so the readout is read from chart.config.
+test('the hover readout keeps its magnitude through a coarse curve and the full one', { timeout: 120000 }, async () => {
+  const context = await browser.newContext();
+  await context.route('**/sweep_worker.js', (route) => route.abort());
+  // 8 heads: a keystroke's sweep takes long enough for a coarse curve first
+  const { page, done } = await openPage(context, origin, `${LONG}&heads=8`);
+  await page.locator('#chart').scrollIntoViewIfNeeded();
+  const box = await page.locator('#chart').boundingBox();
+  await page.mouse.move(box.x + box.width * 0.62, box.y + box.height * 0.5);
+  await page.waitForFunction(() => window.Chart.getChart(document.getElementById("chart")).config.options.plugins.poslabReadout.index !== null);
+  const readout = () => page.evaluate(() => {
+    const chart = window.Chart.getChart(document.getElementById('chart'));
+    const { index, lines } = chart.config.options.plugins.poslabReadout;
+    const points = chart.data.datasets[1].data;
+    return { index, first: lines[0], count: points.length, x: index === null ? null : points[index].x };
+  });
+  const before = await readout();
+  assert.equal(before.count, 121);
+  assert.ok(before.index !== null && before.index > 0 && before.index < 120, `a point under the pointer (${before.index})`);
+  // New words: the coarse curve first, then the full one.
+  const seen = await page.evaluate(async () => {
+    const chart = window.Chart.getChart(document.getElementById('chart'));
+    const input = document.getElementById('sentence-a');
+    const out = [];
+    let shown = chart.data.datasets[1].data; // the old words' curve
+    input.value = `z${input.value}`;
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+    for (let k = 0; k < 2000 && out.at(-1)?.count !== 121; k++) {
+      await new Promise((resolve) => { setTimeout(resolve, 5); });
+      const points = chart.data.datasets[1].data;
+      if (points === shown) continue;
+      shown = points;
+      const { index, lines } = chart.config.options.plugins.poslabReadout;
+      out.push({ count: points.length, index, first: lines[0], x: index === null ? null : points[index]?.x });
+    }
+    return out;
+  });
+  const coarse = seen.find((s) => s.count === 13);
+  assert.ok(coarse, `a coarse curve was drawn (${seen.map((s) => s.count).join(', ')})`);
+  // the power of ten nearest (on the log axis) to the hovered magnitude
+  const nearest = 10 ** Math.round(Math.log10(before.x));
+  assert.ok(Math.abs(coarse.x / nearest - 1) < 1e-9, `coarse readout at ${coarse.x}, expected ${nearest}`);
+  assert.match(coarse.first, /^magnitude /);
+  const full = seen.at(-1);
+  assert.equal(full.count, 121);
+  assert.equal(full.x, before.x, 'back at the hovered magnitude on the full curve');
+  await done();
+  await context.close();
+});

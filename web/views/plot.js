@@ -12,7 +12,7 @@ import { sig, powerOfTen, decadeOf } from '../app/format.js';
 import { SWEEP } from '../app/sweep.js';
 import { createChartTable } from './chart_table.js';
 import { setText, setHidden, setAttr } from './dom.js';
-import { readoutPlugin, readoutLines } from './readout.js';
+import { readoutPlugin, readoutLines, nearestIndex } from './readout.js';
 
 // Cosine distances of 0 or tiny negatives (rounding) cannot sit on a log
 // axis; they are drawn on this floor, and the hover readout says so.
@@ -253,7 +253,7 @@ export function createPlot(figure, { maxScale }) {
   const now = { x: null, points: [], markerColor: '', background: '', colors: {} };
   const shade = { ranges: [], thresholds: [] };
   let drawn = { sweep: null, key: '' }; // the sweep and the rest the curves were last set from
-  const readout = { index: null, lines: [], font: '', fontSize: 13, text: '', background: '', border: '' };
+  const readout = { index: null, at: null, lines: [], font: '', fontSize: 13, text: '', background: '', border: '' };
   const base = { canvas: document.createElement('canvas'), context: null, valid: false };
   const marker = nowPlugin(now);
   const readoutLayer = readoutPlugin(readout, FLOOR);
@@ -415,7 +415,12 @@ export function createPlot(figure, { maxScale }) {
         shade.ranges = paired ? trueRanges(sweep.scales, sweep.pairs[sel].map((p) => p.allclose)) : [];
       }
       shade.thresholds = thresholds;
-      if (readout.index !== null) readout.lines = readoutLines(chart.data.datasets, readout.index, FLOOR);
+      // A readout stays with the pointer: a new sweep may have other points
+      // (a coarse curve has 13, the full one 121).
+      if (readout.index !== null) {
+        readout.index = readout.at == null ? null : nearestIndex(m.data, readout.at);
+        readout.lines = readout.index === null ? [] : readoutLines(chart.data.datasets, readout.index, FLOOR);
+      }
     }
     if (changed) chart.draw();
     else markerOnly();

@@ -30,9 +30,10 @@ export function readoutLines(datasets, i, floor) {
   return lines;
 }
 
-// readout: {index, lines, font, fontSize, text, background, border}: the
-// point shown (null: none) and its text, which tests read; the rest is the
-// theme, set by plot.js. floor as for readoutLines.
+// readout: {index, at, lines, font, fontSize, text, background, border}: the
+// point shown (null: none), the pointer's magnitude and the text, which
+// tests read; the rest is the theme, set by plot.js. floor as for
+// readoutLines.
 export function readoutPlugin(readout, floor) {
   return {
     id: 'poslabReadout',
@@ -40,7 +41,8 @@ export function readoutPlugin(readout, floor) {
       const { event } = args;
       const points = chart.data.datasets[1].data; // the mean: a point at every magnitude
       const inside = args.inChartArea && event.type !== 'mouseout' && points.length > 0;
-      const index = inside ? nearestIndex(points, chart.scales.x.getValueForPixel(event.x)) : null;
+      readout.at = inside ? chart.scales.x.getValueForPixel(event.x) : null; // the pointer's magnitude
+      const index = inside ? nearestIndex(points, readout.at) : null;
       if (index === readout.index) return;
       readout.index = index;
       readout.lines = index === null ? [] : readoutLines(chart.data.datasets, index, floor);
