@@ -14,13 +14,14 @@ import * as update from './app/store.js';
 import { createUrlSync } from './browser/url_sync.js';
 import { createTourMemory } from './browser/tour_memory.js';
 import { createSweeper } from './browser/sweeper.js';
+import { track } from './browser/loading.js';
 import { createPage, afterPaint } from './page.js';
 import { TYPED, showFailure } from './views/controls.js';
 import { readView, applyView, createEmbedPanel } from './views/embed.js';
 import { createPermutation, createBaseline } from './views/permutation.js';
 import { createExport } from './views/export.js';
 import { createPlot } from './views/plot.js';
-import { STEPS } from './teach/tour_steps.js';
+import { TOUR_STEPS } from './teach/tour_length.js';
 import { PRESETS } from './teach/presets.js';
 
 const $ = (id) => document.getElementById(id);
@@ -76,11 +77,18 @@ function wire({ store, form, model, page, tourMemory, tourActions, view }) {
 }
 
 // The tour panel's buttons; the step is kept for a later "Resume".
-function tourActionsFor({ store, form, tourMemory }) {
+function tourActionsFor({ store, form, tourMemory, tour }) {
   return {
     guess: (value) => store.dispatch(update.guess, value),
-    go(n) {
-      store.dispatch(update.goTour, n, { form, steps: STEPS });
+    async go(n) {
+      let steps;
+      try {
+        steps = await tour.load();
+      } catch (e) {
+        showFailure(document, 'The tour could not be loaded', e);
+        return;
+      }
+      store.dispatch(update.goTour, n, { form, steps });
       tourMemory.store(store.get().tour.step);
     },
     end(resumeAt) {
@@ -90,6 +98,18 @@ function tourActionsFor({ store, form, tourMemory }) {
     },
   };
 }
+
+// The tour's steps (their text and live claims, the page's largest module)
+// load when a student starts the tour or a link opens one of its steps.
+function tourSteps() {
+  let steps = null;
+  let loading = null;
+  return {
+    load: () => (loading ??= track(import('./teach/tour_steps.js')).then((m) => { steps = m.STEPS; return steps; })),
+    loaded: () => steps,
+  };
+}
+const linksTour = (hash) => new URLSearchParams(hash.replace(/^#/, '')).has('tour');
 
 async function start() {
   const view = readView(window.location.search);
@@ -101,28 +121,34 @@ async function start() {
     showFailure(document, 'The lab could not start (serve this folder over HTTP, e.g. with make serve)', e);
     return;
   }
-  const form = createStateForm(lab.options, { tourSteps: STEPS.length });
+  const form = createStateForm(lab.options, { tourSteps: TOUR_STEPS });
   const model = new Model(lab, form);
   // ?debug lets a test watch the size of the WebAssembly memory and the
   // heap's bytes in use (numbers; the heap itself stays inside poslab.js).
   if (new URLSearchParams(window.location.search).has('debug')) {
     window.poslabDebug = Object.freeze({ memoryBytes: () => lab.memoryBytes(), heapBytesInUse: () => lab.heapBytesInUse() });
   }
-  const tourMemory = createTourMemory(STEPS.length);
-  const fromLink = (hash) => update.fromHash(hash, { form, steps: STEPS, ignored: view.ignored });
+  const tourMemory = createTourMemory(TOUR_STEPS);
+  const tour = tourSteps();
+  const fromLink = (hash) => update.fromHash(hash, { form, steps: tour.loaded(), ignored: view.ignored });
+  if (linksTour(window.location.hash)) await tour.load();
   let page = null; // the one render, once it exists: the store's listener
   const store = update.createStore(fromLink(window.location.hash), (value) => page.render(value));
   // A link that opens a tour step is where a skipped tour resumes.
   const rememberLinkedStep = () => { if (store.get().tour.step) tourMemory.store(store.get().tour.step); };
   const urlSync = createUrlSync({
     currentHash: () => update.hashOf(store.get(), form),
-    onLink(hash) {
+    async onLink(hash) {
+      if (linksTour(hash)) {
+        await tour.load();
+        if (window.location.hash !== hash) return; // moved on meanwhile: a later call has it
+      }
       store.dispatch(() => fromLink(hash));
       rememberLinkedStep();
     },
   });
   rememberLinkedStep();
-  const tourActions = tourActionsFor({ store, form, tourMemory });
+  const tourActions = tourActionsFor({ store, form, tourMemory, tour });
   page = createPage({ doc: document, form, model, view, tourMemory, urlSync, tourActions, store });
   wire({ store, form, model, page, tourMemory, tourActions, view });
   $('startup').hidden = true;

@@ -6,9 +6,9 @@ import { hashOf, currentGuess } from './app/store.js';
 import { viewUrl } from './views/embed.js';
 import { createVerdicts } from './views/verdicts.js';
 import { createControls, showFailure } from './views/controls.js';
-import { createTour } from './views/tour.js';
 import { createLab } from './poslab.js';
 import { setText, setHidden, setAttr } from './views/dom.js';
+import { track } from './browser/loading.js';
 
 // Resolves once the page has had a frame to paint what it has; the plain
 // timer covers pages that get no animation frames (hidden tabs, off-screen
@@ -25,7 +25,6 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   const $ = (id) => doc.getElementById(id);
   const controls = createControls(doc, form);
   const verdicts = createVerdicts($('verdicts'));
-  const tour = createTour($('tour'), tourActions);
   // Views whose code loads when their section is first opened (esbuild puts
   // it in a chunk of its own): get() is the view once loaded, else null;
   // load() starts loading it, and render() runs again when it has.
@@ -34,7 +33,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     let loading = null;
     return {
       get: () => view,
-      load: () => (loading ??= load().then((v) => { view = v; render(store.get()); },
+      load: () => (loading ??= track(load()).then((v) => { view = v; render(store.get()); },
         (e) => showFailure(doc, `${what} could not be loaded`, e))),
     };
   }
@@ -44,6 +43,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     claims: createOwnLabClaims(createLab, () => render(store.get())),
   })));
   $('why').addEventListener('toggle', () => { if ($('why').open) why.load(); });
+  const tour = onDemand('The tour', () => import('./views/tour.js').then(({ createTour }) => createTour($('tour'), tourActions)));
   const heatmaps = onDemand('The heatmaps', () => import('./views/heatmap.js').then(({ createHeatmaps }) => createHeatmaps($('heatmap'))));
   // Created after the first render (panels) and once Chart.js has loaded (plot).
   let panels = null;
@@ -104,14 +104,19 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     const touring = step > 0 && !view.hide.has('tour');
     setHidden($('tour-start'), touring || view.hide.has('tour'));
     if (!touring) {
-      tour.hide();
+      tour.get()?.hide();
       const resume = tourMemory.known(); // read after the first render
       setText($('tour-start'), resume > 1 ? `Resume the tour (step ${resume} of ${form.tourSteps})` : 'Guided tour');
       return false;
     }
+    const panel = tour.get();
+    if (!panel) {
+      tour.load();
+      return false;
+    }
     const guess = currentGuess(page);
     const { lab } = page;
-    tour.render({ step, guess, ctx: {
+    panel.render({ step, guess, ctx: {
       result, state: lab, form, threshold: (pair) => model.threshold(lab, pair),
       verdict: (changes) => model.verdict({ ...lab, ...changes }), // the lab with a few settings changed
     } });

@@ -85,7 +85,7 @@ export function watch(page, origins) {
     }
   });
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text().slice(0, 300)}`); });
-  page.on('pageerror', (e) => problems.push(`uncaught: ${e.message.slice(0, 300)}`));
+  page.on('pageerror', (e) => problems.push(`uncaught: ${e.stack.slice(0, 800)}`)); // the stack says where
   page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url().slice(0, 100)}`); });
   page.on('requestfailed', (r) => {
     // ERR_ABORTED is a request the browser dropped itself, such as the
@@ -104,7 +104,8 @@ export async function settled(target) {
     const plot = document.getElementById('plot');
     const rows = document.querySelector('.verdict-table'); // rows out of sight are filled a moment later
     const hashWritten = document.documentElement.dataset.hash !== 'pending';
-    return hashWritten && (!plot || plot.hidden || plot.getAttribute('aria-busy') !== 'true') &&
+    const loaded = document.documentElement.dataset.loading === undefined; // parts fetched on demand
+    return hashWritten && loaded && (!plot || plot.hidden || plot.getAttribute('aria-busy') !== 'true') &&
       rows?.getAttribute('aria-busy') !== 'true';
   });
 }
@@ -143,7 +144,7 @@ export async function openPage(context, origin, url = '/', { width = 1280, heigh
     }
   });
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+  page.on('pageerror', (e) => problems.push(`uncaught: ${e.stack.slice(0, 800)}`));
   page.on('dialog', (d) => { problems.push(`dialog opened: ${d.message()}`); d.dismiss(); });
   page.on('requestfailed', (r) => {
     const dropped = r.failure()?.errorText === 'net::ERR_ABORTED'; // by the browser itself, as above

@@ -299,7 +299,8 @@ test('a hostile URL hash always ends in a valid state that says what it ignored'
       if (seen !== before) await changed; // the page's own listener has run by then
       const plot = document.getElementById('plot');
       const waiting = () => (plot && !plot.hidden && plot.getAttribute('aria-busy') === 'true') ||
-        document.documentElement.dataset.hash === 'pending'; // the chart, and the hash written back
+        document.documentElement.dataset.hash === 'pending' || // the chart, and the hash written back
+        document.documentElement.dataset.loading !== undefined; // a part fetched on demand (the tour)
       for (let k = 0; k < 400 && waiting(); k++) {
         await new Promise((resolve) => { setTimeout(resolve, 5); });
       }

@@ -10,6 +10,7 @@
 // result is not the one the module leads students to expect (say, the
 // tolerances were changed) the text says what is seen and why it may be.
 import { sig, ROUNDING_LEVEL } from '../app/format.js';
+import { TOUR_STEPS } from './tour_length.js';
 import { wordsOf } from '../app/state.js';
 import { SCHEME_LABELS } from './schemes.js';
 import { arrangement, SEES } from './distances.js';
@@ -361,7 +362,8 @@ export const STEPS = [
   },
 ];
 
-export const TOUR_STEPS = STEPS.length;
+export { TOUR_STEPS };
+if (STEPS.length !== TOUR_STEPS) throw new Error(`tour_length.js says ${TOUR_STEPS} steps; tour_steps.js has ${STEPS.length}`);
 
 // The settings a step sets up, in words, for saying what was changed since.
 // Those under Advanced (d, heads, seed, tolerances) are the student's to

@@ -3,13 +3,14 @@
 // dialog with the text selected), and downloads of the current numbers as
 // JSON (the CLI's `--json --full --sweep` shape) and CSV, and of the chart as
 // PNG. Downloads are Blob URLs on an <a download>; nothing leaves the page.
+import { track } from '../browser/loading.js';
 
 // Copy as NumPy's script writer is a chunk of its own, fetched as soon as a
 // student heads for the button (pointer, touch or keyboard focus), so that
 // the click normally finds it loaded and writes to the clipboard at once:
 // Safari allows that only close to the click.
 let scriptWriter = null;
-const loadScriptWriter = () => (scriptWriter ??= import('../teach/numpy_script.js'));
+const loadScriptWriter = () => (scriptWriter ??= track(import('../teach/numpy_script.js')));
 
 // ---- CSV (no DOM) ----------------------------------------------------------
 
