@@ -376,11 +376,11 @@ const group = (pred) => siteFiles.filter(pred).reduce((t, f) => ({ bytes: t.byte
                                                                   names: [...t.names, f.name] }),
                                                      { bytes: 0, gzip: 0, names: [] });
 const pageFiles = new Set(page.loaded);
-const PAGE_JS = /^(main|poslab|poslab-core|sweep_worker)\.js$/;
+const PAGE_JS = /^(main|poslab|poslab-core|sweep_worker|chunks\/[\w-]+)\.js$/;
 const loaded = (f) => pageFiles.has(f.name);
 const sizes = [
   ['WebAssembly (poslab.wasm)', group((f) => loaded(f) && f.name === 'poslab.wasm')],
-  ['page JS: the page\'s modules (one bundle), the wrapper and the Emscripten glue, which the sweep worker shares, and the worker',
+  ['page JS: the page\'s modules (main.js and the chunks it shares with parts loaded on demand), the wrapper and the Emscripten glue, which the sweep worker shares, and the worker',
     group((f) => loaded(f) && PAGE_JS.test(f.name))],
   ['HTML', group((f) => loaded(f) && f.name.endsWith('.html'))],
   ['CSS', group((f) => loaded(f) && f.name.endsWith('.css'))],
@@ -389,8 +389,12 @@ const sizes = [
 ];
 const pageTotal = group(loaded);
 const chartBytes = sizes[4][1].bytes;
-// In the site for scripts (docs/interfaces.md), not loaded by the page.
-const forScripts = group((f) => !loaded(f) && /\.(m?js|wasm)$/.test(f.name));
+// Parts the page fetches when a student first opens them (the tour, the
+// heatmaps, Copy as NumPy, the Why panel), and files in the site for
+// scripts (docs/interfaces.md) that the page does not load.
+const ON_DEMAND = /^(chunks\/[\w-]+|why_panel)\.js$/;
+const onDemand = group((f) => !loaded(f) && ON_DEMAND.test(f.name));
+const forScripts = group((f) => !loaded(f) && !ON_DEMAND.test(f.name) && /\.(m?js|wasm)$/.test(f.name));
 
 out('## The page in headless Chromium, ms');
 out();
@@ -414,6 +418,8 @@ out();
 table(['part', 'bytes', 'gzip -9', 'files'], [
   ...sizes.map(([label, g]) => [label, bytes(g.bytes), bytes(g.gzip), g.names.join(', ') || '(none)']),
   ['**everything the page loads**', `**${bytes(pageTotal.bytes)}**`, bytes(pageTotal.gzip), ''],
+  ['loaded on demand: the tour, the heatmaps, Copy as NumPy, the Why panel', bytes(onDemand.bytes), bytes(onDemand.gzip),
+    onDemand.names.join(', ')],
 ]);
 out(forScripts.names.length
   ? `Also in the site, not loaded by the page: ${forScripts.names.join(', ')} (${bytes(forScripts.bytes)} bytes), and source maps.`
