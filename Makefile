@@ -21,7 +21,7 @@ BUILD_PACKAGES := cmake gcc make python3 emscripten
 TEST_PACKAGES := python3-numpy chromium clang libclang-rt-14-dev valgrind
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-test native asan wasm site serve dist test test-native test-fuzz test-wasm test-browser fuzz fixtures bench clean
+.PHONY: all deps deps-test native asan wasm wasm-nosimd site serve dist test test-native test-fuzz test-wasm test-browser fuzz fixtures bench clean
 
 all: native site
 
@@ -55,12 +55,17 @@ wasm: deps
 	emcmake cmake -S . -B $(BUILD)/wasm -DCMAKE_BUILD_TYPE=Release
 	cmake --build $(BUILD)/wasm -j2
 
+# The same core without WebAssembly SIMD, for browsers that lack it.
+wasm-nosimd: deps
+	emcmake cmake -S . -B $(BUILD)/wasm-nosimd -DCMAKE_BUILD_TYPE=Release -DPOSLAB_SIMD=OFF
+	cmake --build $(BUILD)/wasm-nosimd -j2
+
 # The static site: the page, the wrapper, the WebAssembly core and Chart.js.
 # Page JS and CSS are minified (source maps beside them); Chart.js is bundled
 # with only the parts plot.js uses (web/vendor/chart.entry.js).
 ESBUILD := node_modules/.bin/esbuild --log-level=warning
 PAGE_SRC := $(BUILD)/page-src
-site: wasm
+site: wasm wasm-nosimd
 	rm -rf $(SITE) $(PAGE_SRC)
 	mkdir -p $(SITE)/vendor $(PAGE_SRC)
 	# The page's markup without its indentation (a tenth of its bytes).
@@ -81,13 +86,16 @@ site: wasm
 	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/why_panel.js
 	$(ESBUILD) $(PAGE_SRC)/sweep_worker.js --bundle --format=esm --external:./poslab.js \
 	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/sweep_worker.js
-	$(ESBUILD) web/poslab.js --minify --sourcemap --target=es2022 --outfile=$(SITE)/poslab.js
+	$(ESBUILD) web/poslab.js --bundle --format=esm --external:./poslab-core.js \
+	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/poslab.js
 	$(ESBUILD) $(BUILD)/wasm/poslab-core.js --minify --target=es2022 --outfile=$(SITE)/poslab-core.js
 	$(ESBUILD) web/style.css --minify --sourcemap --outfile=$(SITE)/style.css
 	$(ESBUILD) web/vendor/chart.entry.js --bundle --minify --format=iife --target=es2020 \
 	  --legal-comments=eof --outfile=$(SITE)/vendor/chart.min.js
 	cp node_modules/chart.js/LICENSE.md $(SITE)/vendor/chart.js-LICENSE.md
 	cp $(BUILD)/wasm/poslab-core.wasm $(SITE)/poslab.wasm
+	# The fallback's glue is the very same file (tests/node/nosimd.test.mjs checks).
+	cp $(BUILD)/wasm-nosimd/poslab-core.wasm $(SITE)/poslab-nosimd.wasm
 
 serve: site native
 	@echo "poslab: serving the lab at http://localhost:$(PORT)  (Ctrl-C stops)"

@@ -15,6 +15,7 @@
 // parser the CLI uses, so an invalid value throws an Error with the same
 // words as the CLI's stderr line.
 import createPoslabCore from './poslab-core.js';
+import { SINGLE_FILE } from './bundled.js';
 
 // The C functions this wrapper calls; tests check it against src/exports.json.
 export const CORE_FUNCTIONS = [
@@ -32,14 +33,47 @@ const ARRAY = { // poslab_array
 };
 const ASCII_SPACE = /[ \t\n\r\f\v]/;
 
+// Two builds of the same C (CMake's POSLAB_SIMD): with WebAssembly SIMD, and
+// plain WebAssembly 1.0 for engines without it (Safari before 16.4). Both
+// give the same numbers; the glue, poslab-core.js, is the same file for both.
+const CORE_FILES = { simd: 'poslab.wasm', nosimd: 'poslab-nosimd.wasm' };
+
+// The smallest module with a SIMD instruction (a function returning
+// i8x16.splat(0)): only an engine with SIMD accepts it.
+const SIMD_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version 1
+  0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b,       // type section: () -> v128
+  0x03, 0x02, 0x01, 0x00,                         // function section: one function of type 0
+  0x0a, 0x0a, 0x01, 0x08, 0x00,                   // code section: one body, no locals
+  0x41, 0x00, 0xfd, 0x0f, 0xfd, 0x62, 0x0b,       // i32.const 0, i8x16.splat, i8x16.popcnt, end
+]);
+
+// Whether this engine runs WebAssembly SIMD (what createLab picks by).
+export function simdSupported() {
+  return WebAssembly.validate(SIMD_PROBE);
+}
+
+const NODE_FS = 'node:fs/promises';
+
+function fromBase64(text) {
+  const bytes = atob(text);
+  const out = new Uint8Array(bytes.length);
+  for (let i = 0; i < bytes.length; i++) out[i] = bytes.charCodeAt(i);
+  return out;
+}
+
 // The compiled core. Over HTTP it compiles while the bytes arrive (and from
 // the page's preload, without copying them out first); a host that serves
 // .wasm under another MIME type, which compileStreaming refuses, gets the
-// bytes compiled instead. Node, or a page opened from disk, reads the file.
-async function wasmModule() {
-  const url = new URL('./poslab.wasm', import.meta.url);
+// bytes compiled instead. Node, or a page opened from disk, reads the file;
+// the single-file page decodes the copy it carries.
+async function wasmModule(simd, base) {
+  const name = simd ? 'simd' : 'nosimd';
+  if (SINGLE_FILE) return WebAssembly.compile(fromBase64(SINGLE_FILE.cores[name]));
+  const url = new URL(CORE_FILES[name], base);
   if (url.protocol === 'file:') {
-    const { readFile } = await import('node:fs/promises');
+    // named through a variable, so that bundlers for the browser leave it be
+    const { readFile } = await import(NODE_FS);
     return WebAssembly.compile(await readFile(url));
   }
   const response = await fetch(url);
@@ -50,8 +84,11 @@ async function wasmModule() {
   return WebAssembly.compile(await response.arrayBuffer());
 }
 
-export async function createLab() {
-  const module = await wasmModule();
+// `simd`: which build to load (default: SIMD where the engine has it); false
+// forces the fallback. `base`: the folder (URL) the .wasm files are in,
+// by default this file's (a bundler that moves this code elsewhere needs it).
+export async function createLab({ simd = simdSupported(), base = new URL('./', import.meta.url) } = {}) {
+  const module = await wasmModule(simd, base);
   // The glue hands its imports to instantiateWasm and waits for receive();
   // it has no way to hear of a failure, so one ends createLab here instead.
   let failed;
@@ -62,7 +99,7 @@ export async function createLab() {
       return {};
     },
   })]);
-  return new Lab(core);
+  return new Lab(core, simd);
 }
 
 // Text for one config value, or an Error naming the field.
@@ -123,8 +160,9 @@ function deepFreeze(value) {
 }
 
 class Lab {
-  constructor(core) {
+  constructor(core, simd) {
     this.core = core;
+    this.simd = simd; // which build runs: true for SIMD, false for the fallback
     this.lab = core._poslab_create();
     this.message = core._malloc(MESSAGE_BYTES);
     if (!this.lab || !this.message) throw new Error('poslab: out of memory');
