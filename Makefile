@@ -101,10 +101,12 @@ serve: site native
 	@echo "poslab: serving the lab at http://localhost:$(PORT)  (Ctrl-C stops)"
 	cd $(SITE) && $(PYTHON) -m http.server $(PORT) --bind 127.0.0.1
 
-# A self-contained folder for any static host, or to open offline.
+# A self-contained folder for any static host, and in it poslab.html, the
+# whole lab in one file that opens from disk (web/dist/single_file.mjs).
 dist: site
 	rm -rf dist
 	cp -R $(SITE) dist
+	node web/dist/single_file.mjs $(SITE) $(PAGE_SRC) dist/poslab.html
 	@echo "poslab: dist/ holds the whole lab; serve it from any static host"
 
 test: test-native test-fuzz test-wasm test-browser

@@ -8,6 +8,7 @@
 //   views/         each part of the page, drawing what it is given
 //   teach/         the tour's steps, example pairs, Copy as NumPy
 import { createLab } from './poslab.js';
+import { SINGLE_FILE } from './bundled.js';
 import { createStateForm } from './app/state.js';
 import { Model } from './app/model.js';
 import * as update from './app/store.js';
@@ -173,7 +174,9 @@ async function start() {
     },
   });
   tourMemory.read();
-  if (chartScript) page.attach({ sweeper: createSweeper(new URL('./sweep_worker.js', import.meta.url)) });
+  // The single file has no worker script, and a browser would refuse one
+  // from disk anyway: its page computes the sweeps itself.
+  if (chartScript && !SINGLE_FILE) page.attach({ sweeper: createSweeper(new URL('./sweep_worker.js', import.meta.url)) });
   page.render(store.get());
   if (chartScript) {
     try {

@@ -1,0 +1,80 @@
+// single_file.mjs - `make dist`'s dist/poslab.html: the whole lab in one
+// HTML file that opens by double-click (file://, no server, offline), for
+// course platforms that only take an uploaded file, e-mail and USB sticks.
+//
+//   node web/dist/single_file.mjs <site folder> <page sources> <out.html>
+//
+// The page's modules are bundled as for the site, but with nothing left
+// outside: the Why panel and Chart.js (loaded lazily on the site) become
+// parts of the one script that run when first asked for, and bundled.js is
+// replaced by a module that carries both compiled cores as base64 (the file
+// cannot know which browser will open it, and a browser without SIMD must
+// still work; each decodes only the one it runs). There is no sweep worker:
+// a browser refuses a worker from disk, so the page computes its sweeps.
+// The page keeps a Content-Security-Policy, with hashes for its one script
+// and one stylesheet in place of 'self': nothing can be fetched at all.
+import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const [site, pageSrc, out] = process.argv.slice(2);
+if (!out) {
+  console.error('usage: node web/dist/single_file.mjs <site folder> <page sources> <out.html>');
+  process.exit(2);
+}
+const web = fileURLToPath(new URL('../', import.meta.url));
+const read = (file, encoding) => readFileSync(path.join(site, file), encoding);
+
+const cores = { simd: read('poslab.wasm').toString('base64'), nosimd: read('poslab-nosimd.wasm').toString('base64') };
+
+const inlineEverything = {
+  name: 'single-file',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/bundled\.js$/ }, () => ({ path: 'bundled.js', namespace: 'single-file' }));
+    b.onLoad({ filter: /.*/, namespace: 'single-file' }, () => ({
+      contents: `export const SINGLE_FILE = ${JSON.stringify({ cores })};`, loader: 'js',
+    }));
+    // the site's vendor/chart.min.js is this entry built on its own
+    b.onResolve({ filter: /^\.\/vendor\/chart\.min\.js$/ }, () => ({ path: path.join(web, 'vendor', 'chart.entry.js') }));
+  },
+};
+
+const bundle = await build({
+  entryPoints: [path.join(pageSrc, 'main.js')], bundle: true, format: 'esm', minify: true, target: 'es2022',
+  write: false, legalComments: 'eof', logLevel: 'warning', plugins: [inlineEverything],
+});
+const chartLicense = readFileSync(path.join(web, '..', 'node_modules', 'chart.js', 'LICENSE.md'), 'utf8');
+const script = `${bundle.outputFiles[0].text}/* Chart.js, bundled above:\n${chartLicense.replaceAll('*/', '* /')}*/\n`;
+const style = read('style.css', 'utf8').replace(/\/\*# sourceMappingURL=[^*]*\*\/\s*$/, '');
+// esbuild escapes "</script" in what it prints; the stylesheet has no reason to hold "</style"
+if (/<\/script/i.test(script) || /<\/style/i.test(style)) throw new Error('single_file: a closing tag inside inline code');
+
+const sha256 = (text) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+const policy = `default-src 'none'; script-src ${sha256(script)} 'wasm-unsafe-eval'; style-src ${sha256(style)}; ` +
+  "img-src data: blob:; object-src 'none'; base-uri 'none'; form-action 'none'";
+const favicon = `data:image/svg+xml;base64,${read('favicon.svg').toString('base64')}`;
+
+// Each edit must find its target exactly once: a changed index.html fails
+// the build here rather than producing a page that still asks for a file.
+let html = read('index.html', 'utf8');
+function edit(pattern, replacement) {
+  const found = html.match(new RegExp(pattern.source, 'g')) ?? [];
+  if (found.length !== 1) throw new Error(`single_file: ${pattern} matched ${found.length} times in index.html`);
+  html = html.replace(pattern, () => replacement);
+}
+edit(/<meta http-equiv="Content-Security-Policy" content="[^"]*">/, `<meta http-equiv="Content-Security-Policy" content="${policy}">`);
+edit(/<link rel="icon" href="favicon\.svg"/, `<link rel="icon" href="${favicon}"`);
+edit(/<link rel="stylesheet" href="style\.css">/, `<style>${style}</style>`);
+edit(/<link rel="preload" href="poslab\.wasm"[^>]*>\n/, '');
+edit(/<link rel="modulepreload" href="poslab\.js">\n/, '');
+edit(/<link rel="modulepreload" href="poslab-core\.js">\n/, '');
+edit(/<script type="module" src="main\.js"><\/script>/, `<script type="module">${script}</script>`);
+// the advice to use a web server is for the site's files, not this one
+edit(/\s*<span class="slow">[\s\S]*?<\/span>/, '');
+const markup = html.replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1>/g, '');
+const leftOver = markup.match(/\s(?:src|href)="(?!data:|#|https?:|\.\/")[^"]*"/);
+if (leftOver) throw new Error(`single_file: a reference to another file is left: ${leftOver[0]}`);
+writeFileSync(out, html);
+console.log(`poslab: ${out} holds the whole lab in one file (${Math.round(html.length / 1024)} KB)`);
