@@ -23,6 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { browserBench, browserMarkdown, percentile, roundP95 } from './browser.mjs';
+import { simdBench, simdMarkdown } from './simd.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const here = path.join(root, 'tests/bench');
@@ -412,6 +413,9 @@ out('Measured with the Performance API inside the page (tests/bench/browser.mjs)
 out();
 for (const line of browserMarkdown(page)) out(line);
 out();
+
+// what the SIMD core gains over the fallback (simd.mjs)
+for (const line of simdMarkdown(await simdBench({ quick }))) out(line);
 
 out('## Built site (build/site), bytes before compression');
 out();
