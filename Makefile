@@ -21,7 +21,7 @@ BUILD_PACKAGES := cmake gcc make python3 emscripten
 TEST_PACKAGES := python3-numpy chromium clang libclang-rt-14-dev valgrind
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-test native asan wasm wasm-nosimd site serve dist test test-native test-fuzz test-wasm test-browser fuzz fixtures bench clean
+.PHONY: all deps deps-test native asan wasm wasm-nosimd site serve dist package test test-native test-fuzz test-wasm test-browser fuzz fixtures bench clean
 
 all: native site
 
@@ -108,6 +108,18 @@ dist: site
 	cp -R $(SITE) dist
 	node web/dist/single_file.mjs $(SITE) $(PAGE_SRC) dist/poslab.html
 	@echo "poslab: dist/ holds the whole lab; serve it from any static host"
+
+# The wrapper as an npm package (not published): build/package/, packed by
+# npm pack into build/poslab-<version>.tgz. It holds the wrapper, the glue,
+# both modules and the TypeScript declarations, not the page.
+PACKAGE := $(BUILD)/package
+package: site
+	rm -rf $(PACKAGE) $(BUILD)/poslab-*.tgz
+	mkdir -p $(PACKAGE)
+	$(ESBUILD) web/poslab.js --bundle --format=esm --external:./poslab-core.js --target=es2022 --outfile=$(PACKAGE)/poslab.js
+	cp $(SITE)/poslab-core.js $(SITE)/poslab.wasm $(SITE)/poslab-nosimd.wasm web/poslab.d.ts \
+	  web/npm/package.json web/npm/README.md $(PACKAGE)/
+	cd $(PACKAGE) && npm pack --pack-destination .. --silent
 
 test: test-native test-fuzz test-wasm test-browser
 

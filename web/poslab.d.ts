@@ -1,0 +1,172 @@
+// poslab.d.ts - TypeScript declarations for poslab.js, written by hand from
+// docs/interfaces.md ("JavaScript wrapper"), which is the contract; the npm
+// package carries this file. tests/node/package.test.mjs checks that every
+// member declared here exists on a lab and that docs/interfaces.md's
+// members are all declared.
+
+/** A scheme of positional information; `none` runs attention without it. */
+export type Scheme = 'none' | 'random' | 'sinusoidal' | 'rope' | 'alibi';
+export type Model = 'head' | 'transformer';
+
+/** A sweep of the magnitude: `count` values from `lo` to `hi` (the CLI's LO:HI:COUNT). */
+export interface Sweep {
+  lo: number;
+  hi: number;
+  count: number;
+}
+
+/**
+ * What `lab.run` and `lab.threshold` take: the JSON `config` keys plus
+ * `sweep` and `full`. A field left out, `undefined` or `null` keeps its
+ * default. Numbers may be given as strings holding one; every value goes to
+ * the core's own parser, so an invalid one throws the CLI's words.
+ */
+export interface Config {
+  /** a sentence (split as the CLI splits it) or its words */
+  sentence_a?: string | string[];
+  sentence_b?: string | string[];
+  dim?: number | string;
+  seed?: number | string;
+  scheme?: Scheme;
+  scale?: number | string;
+  causal?: boolean | 'true' | 'false';
+  rtol?: number | string;
+  atol?: number | string;
+  offset_a?: number | string;
+  offset_b?: number | string;
+  model?: Model;
+  heads?: number | string;
+  layers?: number | string;
+  weight_std?: number | string;
+  sweep?: Sweep | null | false;
+  /** add the outputs, attention weights and every head's weights and scores */
+  full?: boolean;
+}
+
+/** allclose, max |a - b| and 1 - cos(a, b) of two vectors. */
+export interface Comparison {
+  allclose: boolean;
+  max_abs_diff: number | null;
+  cosine_distance: number | null;
+}
+
+/** One word of sentence A; without a partner in B, only word, index_a and index_b (null). */
+export interface Pair extends Partial<Comparison> {
+  word: string;
+  index_a: number;
+  index_b: number | null;
+}
+
+export interface SweepPoint {
+  cosine_distance: number | null;
+  allclose: boolean;
+}
+
+/** Rows of numbers; null where the core has a non-finite value (a masked score). */
+export type Matrix = (number | null)[][];
+
+/** The CLI's JSON output as an object (docs/interfaces.md, "JSON output"). */
+export interface Result {
+  config: {
+    sentence_a: string[];
+    sentence_b: string[];
+    dim: number;
+    seed: number;
+    scheme: Scheme;
+    scale: number;
+    causal: boolean;
+    rtol: number;
+    atol: number;
+    offset_a: number;
+    offset_b: number;
+    model: Model;
+    heads: number;
+    layers: number;
+    weight_std: number;
+  };
+  pairs: Pair[];
+  unpaired_b: number[];
+  mean: Comparison;
+  baseline: Comparison & { cosine_similarity: number | null };
+  permutation: boolean;
+  /** only with model 'transformer': the residual stream after each block */
+  layers?: { mean: Comparison; pairs: (Comparison | null)[] }[];
+  /** only with a sweep; pairs[k] is [] for a word without a partner */
+  sweep?: { scales: number[]; mean: SweepPoint[]; pairs: SweepPoint[][] };
+  /** the rest only with `full` */
+  output_a?: Matrix;
+  output_b?: Matrix;
+  attention_a?: Matrix;
+  attention_b?: Matrix;
+  attention_heads_a?: Matrix[];
+  attention_heads_b?: Matrix[];
+  scores_heads_a?: Matrix[];
+  scores_heads_b?: Matrix[];
+}
+
+/** One row of the core's option table. */
+export interface OptionRow {
+  name: string;
+  json: string;
+  kind: 'text' | 'integer' | 'number' | 'choice' | 'switch' | 'sweep';
+  min?: number;
+  max?: number | null;
+  default?: string | number | boolean | null;
+  values?: string[];
+  allowed: string;
+  metavar: string;
+  help: string;
+  echo: boolean;
+}
+
+export interface Options {
+  readonly limits: Readonly<{
+    max_tokens: number;
+    max_token_bytes: number;
+    max_dim: number;
+    max_sweep: number;
+    max_offset: number;
+    max_heads: number;
+    max_position: number;
+    max_scale: number;
+  }>;
+  readonly schemes: readonly Readonly<{ name: Scheme; default_scale: number }>[];
+  readonly options: readonly Readonly<OptionRow>[];
+}
+
+export interface Lab {
+  /** the core's option table, parsed once and frozen */
+  readonly options: Options;
+  /** which build runs: true for the SIMD module, false for the fallback */
+  readonly simd: boolean;
+  /** runs the experiment; throws an Error with the CLI's words for an invalid config */
+  run(config?: Config): Result;
+  /** the magnitude where allclose stops holding for pairs[pair] (-1: the mean) */
+  threshold(config: Config, pair: number, range?: { lo?: number; hi?: number; relTol?: number }): number;
+  /** rows first .. first + count - 1 of the sinusoidal table at width dim */
+  sinusoidal(first: number, count: number, dim: number): number[][];
+  /** ALiBi's slope for head `head` (from 0) of `heads`; NaN out of range */
+  alibiSlope(head: number, heads: number): number;
+  /** bytes of WebAssembly memory */
+  memoryBytes(): number;
+  /** bytes of the core's heap in use */
+  heapBytesInUse(): number;
+  /** frees the core's memory; run and threshold throw afterwards */
+  dispose(): void;
+}
+
+export interface CreateLabOptions {
+  /** which module to load: default, SIMD where the engine has it; false forces the fallback */
+  simd?: boolean;
+  /** the folder the .wasm files are read from; default, the folder of poslab.js */
+  base?: string | URL;
+}
+
+/** A lab with its own core instance and memory. */
+export function createLab(options?: CreateLabOptions): Promise<Lab>;
+
+/** Whether this engine runs WebAssembly SIMD (what createLab picks by). */
+export function simdSupported(): boolean;
+
+/** The C functions the wrapper calls (src/exports.json). */
+export const CORE_FUNCTIONS: readonly string[];
