@@ -1,8 +1,9 @@
 // embed.js - how the page is framed, not what it computes: ?embed=1 for
 // compact chrome inside an iframe, ?hide=a,b,c to hide control groups for a
 // lesson (like tensorflow/playground's *_hide flags), and the "Embed" panel
-// that writes the iframe snippet for the current view. These live in the
-// query string; the lab's state lives in the hash.
+// that writes the iframe snippet, a Jupyter cell and the link for the
+// current view. These live in the query string; the lab's state lives in
+// the hash.
 import { excerpt } from '../app/state.js';
 
 // Groups a lesson can hide (elements with data-group="name"), with the words
@@ -67,6 +68,16 @@ export function iframeSnippet(src, width, height) {
     'title="poslab" loading="lazy" style="border:0"></iframe>';
 }
 
+// A Jupyter notebook cell that shows the lab at `src` in its output: IPython's
+// IFrame writes an <iframe> like iframeSnippet's, so a notebook needs nothing
+// installed. A JSON string is also a Python string literal (quotes and
+// backslashes escaped); a size of digits alone is a number.
+const python = (value) => (/^\d+$/.test(String(value)) ? String(value) : JSON.stringify(String(value)));
+
+export function jupyterSnippet(src, width, height) {
+  return `from IPython.display import IFrame\nIFrame(${python(src)}, width=${python(width)}, height=${python(height)})`;
+}
+
 // A height that shows the embedded view of a three-word pair without inner
 // scrolling in an iframe about 800 px wide (measured there).
 export function suggestedHeight(hide) {
@@ -93,6 +104,7 @@ export function createEmbedPanel({ dialog, openButton, getHash, view }) {
   const width = dialog.querySelector('#embed-width');
   const height = dialog.querySelector('#embed-height');
   const code = dialog.querySelector('#embed-code');
+  const jupyter = dialog.querySelector('#embed-jupyter');
   const link = dialog.querySelector('#embed-link');
   let heightEdited = false;
 
@@ -118,7 +130,9 @@ export function createEmbedPanel({ dialog, openButton, getHash, view }) {
     height.setAttribute('aria-invalid', String(!hOk));
     const order = GROUPS.map((g) => g.name).filter((n) => hide.has(n));
     const src = viewUrl(getHash(), { embed: true, hide: order });
-    code.value = iframeSnippet(src, wOk ? w : '100%', hOk ? h : String(suggestedHeight(hide)));
+    const size = [wOk ? w : '100%', hOk ? h : String(suggestedHeight(hide))];
+    code.value = iframeSnippet(src, ...size);
+    jupyter.value = jupyterSnippet(src, ...size);
     link.value = viewUrl(getHash(), { embed: view.embed, hide: [...view.hide] });
   }
 
@@ -134,6 +148,8 @@ export function createEmbedPanel({ dialog, openButton, getHash, view }) {
   dialog.querySelector('#embed-close').addEventListener('click', () => dialog.close());
   dialog.querySelector('#embed-copy').addEventListener('click',
     () => copyText(code.value, code, dialog.querySelector('#embed-copied')));
+  dialog.querySelector('#jupyter-copy').addEventListener('click',
+    () => copyText(jupyter.value, jupyter, dialog.querySelector('#jupyter-copied')));
   dialog.querySelector('#link-copy').addEventListener('click',
     () => copyText(link.value, link, dialog.querySelector('#link-copied')));
   // A click on the backdrop closes the dialog.
