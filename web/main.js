@@ -119,7 +119,8 @@ async function start() {
   try {
     lab = await createLab();
   } catch (e) {
-    showFailure(document, 'The lab could not start (serve this folder over HTTP, e.g. with make serve)', e);
+    showFailure(document, SINGLE_FILE ? 'The lab could not start'
+      : 'The lab could not start (serve this folder over HTTP, e.g. with make serve)', e);
     return;
   }
   const form = createStateForm(lab.options, { tourSteps: TOUR_STEPS });

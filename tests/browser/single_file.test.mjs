@@ -44,15 +44,24 @@ export function watchOffline(page, fileUrl) {
   return problems;
 }
 
-// The state is drawn, chart included (harness.mjs's settled(), without
-// playwright's selector options).
-const settled = (page) => page.waitForFunction(() => {
+// Polls `fn` in the page until it is truthy: playwright's waitForFunction
+// and puppeteer's take their options in different places.
+async function until(page, fn, what, timeout = 20000) {
+  const end = Date.now() + timeout;
+  while (!(await page.evaluate(fn))) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => { setTimeout(resolve, 50); });
+  }
+}
+
+// The state is drawn, chart included (harness.mjs's settled()).
+const settled = (page) => until(page, () => {
   const root = document.documentElement;
   const plot = document.getElementById('plot');
   return root.hasAttribute('data-ready') && root.dataset.hash !== 'pending' &&
     (plot.hidden || plot.getAttribute('aria-busy') !== 'true') &&
     document.querySelector('.verdict-table').getAttribute('aria-busy') !== 'true';
-}, { timeout: 20000 });
+}, 'the lab to settle');
 
 const verdictRows = (page) => page.evaluate(() => [...document.querySelectorAll('#verdict-rows tr')].map((r) => ({
   word: r.querySelector('.w').textContent,
@@ -90,7 +99,7 @@ export async function walkSingleFile(page, url) {
   const chart = await chartInk(page);
   assert.ok(chart.points >= 2 * 121 && chart.ink > 2000, `the chart is drawn: ${JSON.stringify(chart)}`);
   await page.evaluate(() => document.querySelector('#why summary').click());
-  await page.waitForFunction(() => document.querySelector('#why .why-block:not([hidden])') !== null, { timeout: 20000 });
+  await until(page, () => document.querySelector('#why .why-block:not([hidden])') !== null, 'the Why panel');
   await settled(page);
   assert.ok((await page.evaluate(() => document.getElementById('why-body').textContent)).length > 200, 'the Why panel has its text');
   assert.deepEqual(problems, []);
