@@ -38,8 +38,8 @@ const ASCII_SPACE = /[ \t\n\r\f\v]/;
 // give the same numbers; the glue, poslab-core.js, is the same file for both.
 const CORE_FILES = { simd: 'poslab.wasm', nosimd: 'poslab-nosimd.wasm' };
 
-// The smallest module with a SIMD instruction (a function returning
-// i8x16.splat(0)): only an engine with SIMD accepts it.
+// A tiny module whose one function returns i8x16.popcnt(i8x16.splat(0)):
+// only an engine with the finished SIMD standard (popcnt came last) accepts it.
 const SIMD_PROBE = new Uint8Array([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version 1
   0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b,       // type section: () -> v128
@@ -88,6 +88,7 @@ async function wasmModule(simd, base) {
 // forces the fallback. `base`: the folder (URL) the .wasm files are in,
 // by default this file's (a bundler that moves this code elsewhere needs it).
 export async function createLab({ simd = simdSupported(), base = new URL('./', import.meta.url) } = {}) {
+  simd = Boolean(simd);
   const module = await wasmModule(simd, base);
   // The glue hands its imports to instantiateWasm and waits for receive();
   // it has no way to hear of a failure, so one ends createLab here instead.
