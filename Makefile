@@ -19,6 +19,12 @@ export NODE_PATH := /usr/share/nodejs
 # fuzzer's runtime, valgrind), so that `make serve` and `make dist` stay lean.
 BUILD_PACKAGES := cmake gcc make python3 emscripten
 TEST_PACKAGES := python3-numpy chromium clang libclang-rt-14-dev valgrind
+# The other two engines: Firefox (driven by puppeteer-core), WebKitGTK's
+# MiniBrowser with its WebDriver (libwebkit2gtk-4.1-0 comes with the driver),
+# the X server it draws on, Mesa for its rendering and a font. Without their
+# recommends: those add ~165 packages (GStreamer's codecs, portals), over
+# 200 MB to download, that a page of text, inputs and a canvas never uses.
+ENGINE_PACKAGES := firefox-esr webkit2gtk-driver xvfb libgl1-mesa-dri fonts-dejavu-core
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps deps-test native asan wasm wasm-nosimd site serve dist package test test-native test-fuzz test-wasm test-browser fuzz fixtures bench clean
@@ -26,13 +32,14 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 all: native site
 
 # apt-get only when a package is missing; npm ci only when the lock changed.
+# $(2): also nodejs and npm if missing; $(3): options for apt-get install.
 define apt_install
 	@missing=""; \
 	for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$(2)" ]; then command -v node >/dev/null && command -v npm >/dev/null || missing="$$missing nodejs npm"; fi; \
 	if [ -n "$$missing" ]; then \
 	  echo "poslab: installing Debian packages:$$missing"; \
-	  $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q $$missing; \
+	  $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q $(3) $$missing; \
 	fi
 endef
 
@@ -42,6 +49,7 @@ deps:
 
 deps-test: deps
 	$(call apt_install,$(TEST_PACKAGES))
+	$(call apt_install,$(ENGINE_PACKAGES),,--no-install-recommends)
 
 native: deps
 	cmake -S . -B $(BUILD)/native -DCMAKE_BUILD_TYPE=Release
