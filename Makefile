@@ -161,7 +161,8 @@ fixtures:
 	$(PYTHON) tests/reference.py
 
 # Benchmarks (not part of `make test`): native core, WebAssembly under Node,
-# NumPy and plain JavaScript side by side; writes tests/bench/results.md.
+# NumPy and plain JavaScript side by side, the page in Chromium and
+# Lighthouse's scores; writes tests/bench/results.md.
 bench: native site
 	$(call apt_install,python3-numpy)
 	bash tests/bench/run.sh

@@ -24,6 +24,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { browserBench, browserMarkdown, percentile, roundP95 } from './browser.mjs';
 import { simdBench, simdMarkdown } from './simd.mjs';
+import { lighthouseBench, lighthouseMarkdown } from './lighthouse.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const here = path.join(root, 'tests/bench');
@@ -513,6 +514,19 @@ out('NumPy and plain JS agreed with the core before timing: ' +
              '(1e-9 relative + 1e-12)';
     }).join('; ') + `. WebAssembly module load and instantiation under Node: ${num(results.a.wasm.load_ms)} ms. ` +
     `The whole run took ${num((Date.now() - started) / 1000, 3)} s.`);
+
+// ---- Lighthouse (lighthouse.mjs) -------------------------------------------
+
+progress('Lighthouse, mobile preset, five runs per way of serving (two to three minutes)');
+const lighthouseStarted = Date.now();
+const lighthouseRows = await lighthouseBench({ quick });
+out();
+out('## Lighthouse');
+out();
+for (const line of lighthouseMarkdown(lighthouseRows)) out(line);
+out();
+out(`Lighthouse took ${num((Date.now() - lighthouseStarted) / 1000, 3)} s, after the rest.`);
+out();
 
 const md = lines.join('\n') + '\n';
 // a --quick run must not overwrite the measured table
