@@ -16,7 +16,7 @@ import { createUrlSync } from './browser/url_sync.js';
 import { createTourMemory } from './browser/tour_memory.js';
 import { createSweeper } from './browser/sweeper.js';
 import { track } from './browser/loading.js';
-import { createPage, afterPaint } from './page.js';
+import { createPage, afterPaint, nextTask } from './page.js';
 import { TYPED, showFailure } from './views/controls.js';
 import { readView, applyView, createEmbedPanel } from './views/embed.js';
 import { createPermutation, createBaseline } from './views/permutation.js';
@@ -181,8 +181,13 @@ async function start() {
   page.render(store.get());
   if (chartScript) {
     try {
+      // Chart.js's evaluation, the chart's first layout and its first curves
+      // in three tasks rather than one, so that a tap or a keystroke waits
+      // for at most one of them.
       await chartScript;
+      await nextTask();
       plot = createPlot($('plot'), { maxScale: form.limits.max_scale });
+      await nextTask();
       page.attach({ plot });
       window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => plot.retheme());
     } catch (e) {

@@ -18,6 +18,9 @@ export const afterPaint = () => new Promise((resolve) => {
   setTimeout(resolve, 100);
 });
 
+// Resolves in a task of its own, after what is already queued (input first).
+export const nextTask = () => new Promise((resolve) => { setTimeout(resolve, 0); });
+
 // doc: the document; form: app/state.js's; model: app/model.js's; view: the
 // embed view (?embed, ?hide); tourMemory, urlSync: browser/'s; tourActions:
 // the tour panel's {guess, go, end}; store: {get}.

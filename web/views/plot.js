@@ -168,12 +168,20 @@ function nowPlugin(now) {
 // thresholds, before the marker: a slider step moves only the marker, so it
 // paints this copy back and draws the marker on it (markerOnly below)
 // instead of having Chart.js draw axes, grid, curves and shading again,
-// which was most of a slider step at 64 words. Every full draw refreshes it.
-function basePlugin(base) {
+// which was most of a slider step at 64 words. Every full draw with a
+// marker (`now.x`) and curves refreshes it; other draws (positions off, the
+// empty chart at start-up) leave none: copying the canvas makes the browser
+// draw it there and then, which was the largest single cost of the chart's
+// start-up.
+function basePlugin(base, now) {
   return {
     id: 'poslabBase',
     afterDatasetsDraw(chart) {
       const { canvas } = chart;
+      if (now.x === null || chart.data.datasets.every((d) => d.data.length === 0)) {
+        base.valid = false;
+        return;
+      }
       if (base.canvas.width !== canvas.width || base.canvas.height !== canvas.height) {
         base.canvas.width = canvas.width;
         base.canvas.height = canvas.height;
@@ -258,7 +266,7 @@ export function createPlot(figure, { maxScale }) {
   const marker = nowPlugin(now);
   const readoutLayer = readoutPlugin(readout, FLOOR);
 
-  const chart = new Chart(canvas, {
+  const config = {
     type: 'line',
     data: {
       datasets: [
@@ -301,8 +309,8 @@ export function createPlot(figure, { maxScale }) {
     },
     // in drawing order: curves, then thresholds (shade), the copy without
     // the marker (base), marker, readout
-    plugins: [curvesPlugin, shadePlugin(shade), basePlugin(base), marker, readoutLayer],
-  });
+    plugins: [curvesPlugin, shadePlugin(shade), basePlugin(base, now), marker, readoutLayer],
+  };
 
   // The marker and readout on the last full draw's copy (see basePlugin);
   // a full draw when there is no copy of the canvas as it is now.
@@ -320,9 +328,10 @@ export function createPlot(figure, { maxScale }) {
     readoutLayer.afterDraw(chart);
   }
 
-  // Colours and fonts from the page's CSS (light or dark).
-  function applyTheme() {
-    const o = chart.options;
+  // Colours and fonts from the page's CSS (light or dark), into the chart's
+  // options `o` and `datasets`: the config before the chart is made, the
+  // chart's own when the theme changes.
+  function applyTheme(o, datasets) {
     const text = css(figure, '--muted');
     const grid = css(figure, '--grid');
     const font = { family: getComputedStyle(figure).fontFamily, size: Number(css(figure, '--plot-font')) || 13 };
@@ -341,7 +350,7 @@ export function createPlot(figure, { maxScale }) {
     const word = css(figure, '--plot-word');
     const mean = css(figure, '--plot-mean');
     const bg = css(figure, '--panel');
-    const [w, m] = chart.data.datasets;
+    const [w, m] = datasets;
     Object.assign(w, { borderColor: word, backgroundColor: word });
     Object.assign(m, { borderColor: mean, backgroundColor: mean });
     now.markerColor = css(figure, '--plot-marker');
@@ -362,8 +371,11 @@ export function createPlot(figure, { maxScale }) {
       fontSize: font.size,
     });
   }
-  applyTheme();
-  chart.update('none'); // the theme's fonts and colours on the axes
+  // Themed before it is made: Chart.js lays out and draws a new chart at
+  // once, and a second update for the theme's fonts measured every tick
+  // label again (with the first, most of the chart's start-up).
+  applyTheme(config.options, config.data.datasets);
+  const chart = new Chart(canvas, config);
 
   // Words for a threshold: where np.allclose stops saying True.
   function thresholdText(name, t) {
@@ -456,7 +468,7 @@ export function createPlot(figure, { maxScale }) {
   }
 
   function retheme() {
-    applyTheme();
+    applyTheme(chart.options, chart.data.datasets);
     base.valid = false;
     chart.update('none');
   }
