@@ -31,12 +31,15 @@ static void layer_norm(double *out, const double *x, int n, int d) {
 /* GPT-2's GELU in place: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
  * tanh(u) is written 1 - 2 / (e^(2u) + 1): only 1 + tanh(u) is used, whose
  * error stays at rounding level this way, and it keeps libm's tanh (about
- * a kilobyte) out of the WebAssembly module. */
+ * a kilobyte) out of the WebAssembly module. x^3 is v * v * v rather than
+ * NumPy's pow(v, 3): at most a unit in the last place apart, 0.044715 times
+ * smaller once added to v, and pow was 40% of a WebAssembly run at 16 words,
+ * d 64, 4 blocks. */
 static void gelu(double *x, int count) {
     const double c = sqrt(2.0 / M_PI);
     for (int i = 0; i < count; i++) {
         double v = x[i];
-        double u = c * (v + 0.044715 * pow(v, 3));
+        double u = c * (v + 0.044715 * (v * v * v));
         x[i] = 0.5 * v * (1 + (1 - 2 / (exp(2 * u) + 1)));
     }
 }
