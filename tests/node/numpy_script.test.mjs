@@ -44,6 +44,19 @@ const STATES = [
   { scheme: 'rope', dim: 15, heads: 3, causal: true },
   { scheme: 'random', dim: 8, heads: 2 },
   { scheme: 'none', dim: 6, heads: 6, causal: true },
+  // the transformer: GPT-2 blocks, with the scheme inside or before them
+  { model: 'transformer', layers: 4, heads: 2, dim: 16, scheme: 'none' },
+  { model: 'transformer', layers: 4, heads: 2, dim: 16, scheme: 'none', causal: true },
+  { model: 'transformer', layers: 4, heads: 2, dim: 16, scheme: 'alibi' },
+  { model: 'transformer', layers: 1, scheme: 'random' },
+  { model: 'transformer', layers: 12, heads: 8, dim: 32, scheme: 'rope', weight_std: 1,
+    sentence_a: 'the cat chased the mouse', sentence_b: 'the mouse chased the cat' },
+  { model: 'transformer', layers: 3, heads: 3, dim: 12, scheme: 'sinusoidal', weight_std: 0.3, causal: true, offset_b: 4 },
+  { model: 'transformer', layers: 2, heads: 5, dim: 20, scheme: 'alibi', weight_std: 2, scale: 3, causal: true },
+  { model: 'transformer', layers: 6, heads: 4, dim: 8, scheme: 'rope', weight_std: 10, offset_a: 3, seed: 11 },
+  { model: 'transformer', layers: 2, sentence_a: 'a b c d', sentence_b: 'd a', scheme: 'random', scale: 2, weight_std: 0.5 },
+  { model: 'transformer', layers: 5, heads: 7, dim: 21, scheme: 'random', scale: 0.01, weight_std: 0.05, seed: 7,
+    sentence_a: 'she left before he ate', sentence_b: 'he left before she ate' },
 ];
 
 // One CLI/script line: word, indices, verdict and the two figures.
@@ -52,6 +65,16 @@ function parse(text) {
     const m = l.match(/^(\S+)\s+np\.allclose\((.*?)\) = (True|False)\s+max\|diff\| (\S+)\s+cosine distance (\S+)$/);
     assert.ok(m, `unexpected line: ${l}`);
     return { word: m[1], args: m[2], allclose: m[3] === 'True', maxAbsDiff: Number(m[4]), cosine: Number(m[5]) };
+  });
+}
+
+// The transformer's lines after the verdicts: the residual stream after each block.
+function parseBlocks(text) {
+  return text.split('\n').filter((l) => l.startsWith('after block')).map((l) => {
+    const m = l.match(/^after block (\d+): (\d+) of (\d+) words allclose, mean allclose (True|False)\s+max\|diff\| (\S+)\s+cosine distance (\S+)$/);
+    assert.ok(m, `unexpected line: ${l}`);
+    return { block: Number(m[1]), close: Number(m[2]), paired: Number(m[3]), allclose: m[4] === 'True',
+             maxAbsDiff: Number(m[5]), cosine: Number(m[6]) };
   });
 }
 
@@ -66,6 +89,7 @@ for (const state of STATES) {
       '--dim', String(result.config.dim), '--seed', String(result.config.seed), '--scheme', result.config.scheme,
       '--scale', String(result.config.scale), '--rtol', String(result.config.rtol), '--atol', String(result.config.atol),
       '--offset-a', String(result.config.offset_a), '--offset-b', String(result.config.offset_b), '--heads', String(result.config.heads),
+      '--model', result.config.model, '--layers', String(result.config.layers), '--weight-std', String(result.config.weight_std),
       ...(result.config.causal ? ['--causal'] : [])];
     const cli = parse(execFileSync(CLI, args, { encoding: 'utf8' }));
     const lines = parse(printed);
@@ -86,6 +110,20 @@ for (const state of STATES) {
       if (rounding) return;
       assert.equal(got.allclose, cli[k].allclose, `${got.word}: NumPy and the CLI disagree on allclose`);
       assert.equal(got.allclose, want.allclose, `${got.word}: NumPy and the lab disagree on allclose`);
+    });
+
+    // the transformer's stream after each block, as the page's per-block strip shows it
+    const blocks = parseBlocks(printed);
+    assert.equal(blocks.length, result.config.model === 'transformer' ? result.config.layers : 0, printed);
+    blocks.forEach((got, l) => {
+      const want = result.layers[l];
+      const pairs = want.pairs.filter(Boolean);
+      assert.equal(got.block, l + 1);
+      assert.equal(got.paired, pairs.length);
+      assert.equal(got.close, pairs.filter((p) => p.allclose).length, `block ${l + 1}: words allclose`);
+      assert.equal(got.allclose, want.mean.allclose, `block ${l + 1}: mean allclose`);
+      assert.ok(same(got.maxAbsDiff, want.mean.max_abs_diff), `block ${l + 1} max|diff| ${got.maxAbsDiff} vs ${want.mean.max_abs_diff}`);
+      assert.ok(same(got.cosine, want.mean.cosine_distance), `block ${l + 1} cosine ${got.cosine} vs ${want.mean.cosine_distance}`);
     });
   });
 }
