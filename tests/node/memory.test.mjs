@@ -49,3 +49,35 @@ test('10,000 updates of changing size leave the heap as it was', async () => {
   lab.dispose();
   assert.equal(lab.heapBytesInUse(), withoutLab, 'heap bytes in use after dispose()');
 });
+
+// The largest transformer, bench workload (e): 12 blocks of 12 d^2 weights at
+// d 512 are 302 MB, which the WebAssembly memory must grow to hold (it may
+// grow to 2 GiB, Emscripten's default maximum). Both sentences' figures
+// must be those of the native CLI, and a second run with new draws must
+// reuse the same buffers.
+test('the largest transformer (64 words, d 512, 12 blocks, 8 heads) runs under Node', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const lab = await createLab();
+  const tokens = Array.from({ length: 64 }, (_, i) => `w${i}`);
+  const config = { sentence_a: tokens.join(' '), sentence_b: tokens.reverse().join(' '), dim: 512, heads: 8,
+    model: 'transformer', layers: 12, scheme: 'random', causal: true };
+  const first = lab.run({ ...config, seed: 2 });
+  const weights = 12 * 12 * 512 * 512 * 8;
+  assert.ok(lab.heapBytesInUse() > weights, `the weights are in the heap (${lab.heapBytesInUse()} bytes in use)`);
+  assert.ok(lab.memoryBytes() < 2 ** 30, `memory ${lab.memoryBytes()} bytes, under 1 GiB`);
+  const inUse = lab.heapBytesInUse();
+  lab.run({ ...config, seed: 3 });
+  assert.equal(lab.heapBytesInUse(), inUse, 'a second run of the same size allocates nothing more');
+
+  const cli = JSON.parse(execFileSync(`${root}build/native/poslab`, ['--json', '--a', config.sentence_a,
+    '--b', config.sentence_b, '--dim', '512', '--heads', '8', '--model', 'transformer', '--layers', '12',
+    '--scheme', 'random', '--causal', '--seed', '2'], { encoding: 'utf8', maxBuffer: 1 << 26 }));
+  const near = (got, want) => Math.abs(got - want) <= 1e-12 + 1e-9 * Math.abs(want);
+  for (const [got, want] of [[first.mean, cli.mean], ...first.pairs.map((p, i) => [p, cli.pairs[i]]),
+                             ...first.layers.map((l, i) => [l.mean, cli.layers[i].mean])]) {
+    assert.equal(got.allclose, want.allclose);
+    assert.ok(near(got.cosine_distance, want.cosine_distance), `${got.cosine_distance} vs ${want.cosine_distance}`);
+    assert.ok(near(got.max_abs_diff, want.max_abs_diff), `${got.max_abs_diff} vs ${want.max_abs_diff}`);
+  }
+  lab.dispose();
+});
