@@ -1,11 +1,15 @@
 #!/usr/bin/python3
 """The one comparison of a build's results with the NumPy fixtures.
 
-usage: compare.py EXPECTED.json RESULTS.json
+usage: compare.py EXPECTED.json RESULTS.json [FIXTURES.json]
 
 EXPECTED is tests/fixtures/cases.json ({"cases": [{"name", "expected"}]}),
 or another build's results file, whose allclose margins are then computed
-here from its outputs. RESULTS is what a build wrote:
+here from its outputs. A transformer's JSON compares the residual stream
+after each block (`layers`) without holding the stream, so no margin can be
+computed for those verdicts: between builds they are taken from FIXTURES
+(NumPy's margins for the case of the same name) when given, and must
+otherwise match exactly. RESULTS is what a build wrote:
 
     {"build": "core", "cases": [{"name": "...", "result": {...}}, ...]}
 
@@ -113,8 +117,10 @@ def _mean(rows):
     return [s / len(rows) for s in mean]
 
 
-def with_margins(result):
-    """A build's result as an expected one: allclose margins from its outputs."""
+def with_margins(result, numpy=None):
+    """A build's result as an expected one: allclose margins from its outputs,
+    and for the stream after each block NumPy's (numpy: the fixture's expected
+    result of the same case, or None)."""
     rtol, atol = result["config"]["rtol"], result["config"]["atol"]
     out_a, out_b = result.get("output_a"), result.get("output_b")
     if not out_a or not out_b or any(x is None for row in out_a + out_b for x in row):
@@ -127,23 +133,34 @@ def with_margins(result):
         if p["index_b"] is not None:
             p["allclose_margin"] = margin(out_a[p["index_a"]], out_b[p["index_b"]])
     result["mean"]["allclose_margin"] = margin(_mean(out_a), _mean(out_b))
+    for layer, reference in zip(result.get("layers", []), (numpy or {}).get("layers", [])):
+        for mine, theirs in zip([layer["mean"]] + layer["pairs"], [reference["mean"]] + reference["pairs"]):
+            if mine is not None and theirs is not None and "allclose_margin" in theirs:
+                mine["allclose_margin"] = theirs["allclose_margin"]
     return result
 
 
-def expected_cases(data):
-    """name -> expected result, from fixtures or from another build's results."""
+def expected_cases(data, fixtures=None):
+    """name -> expected result, from fixtures or from another build's results
+    (with the layers' margins from fixtures, {"cases": [...]}, when given)."""
     if all("expected" in c for c in data["cases"]):
         return {c["name"]: c["expected"] for c in data["cases"]}, "NumPy"
-    return {c["name"]: with_margins(c["result"]) for c in data["cases"]}, data.get("build", "the other build")
+    numpy = {c["name"]: c["expected"] for c in (fixtures or {"cases": []})["cases"]}
+    return ({c["name"]: with_margins(c["result"], numpy.get(c["name"])) for c in data["cases"]},
+            data.get("build", "the other build"))
 
 
 def main(argv):
-    if len(argv) != 3:
-        print("usage: compare.py EXPECTED.json RESULTS.json", file=sys.stderr)
+    if len(argv) not in (3, 4):
+        print("usage: compare.py EXPECTED.json RESULTS.json [FIXTURES.json]", file=sys.stderr)
         return 2
     try:
+        fixtures = None
+        if len(argv) == 4:
+            with open(argv[3], encoding="utf-8") as f:
+                fixtures = json.load(f)
         with open(argv[1], encoding="utf-8") as f:
-            expected, source = expected_cases(json.load(f))
+            expected, source = expected_cases(json.load(f), fixtures)
         with open(argv[2], encoding="utf-8") as f:
             results = json.load(f)
     except (OSError, ValueError, KeyError) as e:
