@@ -9,12 +9,24 @@ CLI's JSON before timing.
 
     /usr/bin/python3 tests/bench/bench_numpy.py info
     /usr/bin/python3 tests/bench/bench_numpy.py run JOB_JSON CLI_PATH
+    /usr/bin/python3 tests/bench/bench_numpy.py script JOB_JSON SCRIPT_PATH CLI_JSON_PATH
+    /usr/bin/python3 tests/bench/bench_numpy.py dgemm JOB_JSON
+
+`script` times the page's Copy-as-NumPy script for the transformer
+(web/teach/numpy_script.js, written out by tests/bench/transformer.mjs)
+as it stands: the whole script (draws, both sentences through the blocks,
+the comparisons; its printing goes to a buffer), and the forward pass alone,
+transformer(X1, pa) and transformer(X2, pb) on its own draws. It checks
+the script's outputs against the CLI's --full JSON first. `dgemm` times a @ b for given shapes (the benchmark sets
+OPENBLAS_NUM_THREADS=1 for it).
 
 Prints one JSON object. Debian's python3-numpy is only visible to
 /usr/bin/python3.
 """
 
+import contextlib
 import ctypes
+import io
 import json
 import math
 import os
@@ -206,9 +218,83 @@ def blas_info():
     return info
 
 
+# --- the Copy-as-NumPy transformer script -------------------------------
+
+def check_arrays(got, want, where, counter):
+    """Every element within 1e-9 relative + 1e-12 of the CLI's."""
+    got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    if got.shape != want.shape:
+        raise SystemExit(f"bench_numpy: {where}: shape {got.shape}, CLI {want.shape}")
+    err = np.abs(got - want)
+    allowed = ABS + REL * np.abs(want)
+    if not np.all(err <= allowed):
+        k = int(np.argmax(err - allowed))
+        raise SystemExit(f"bench_numpy: {where}: NumPy {got.flat[k]!r}, CLI {want.flat[k]!r}")
+    counter[0] += got.size
+    counter[1] = max(counter[1], float(np.max(err / allowed)))
+
+
+def run_script(job, script_path, cli_path):
+    with open(script_path) as f:
+        code = compile(f.read(), script_path, "exec")
+    with open(cli_path) as f:
+        cli = json.load(f)
+
+    def once():
+        scope = {"__name__": "__copy_as_numpy__"}
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(code, scope)
+        return scope
+
+    scope = once()
+    counter = [0, 0.0]
+    check_arrays(scope["out_a"], cli["output_a"], "output_a", counter)
+    check_arrays(scope["out_b"], cli["output_b"], "output_b", counter)
+
+    def repeat(fn, warmup, min_reps, budget):
+        times, started, i = [], time.perf_counter(), 0
+        while len(times) < job.get("maxReps", 1000):
+            if i >= warmup and len(times) >= min_reps and time.perf_counter() - started >= budget:
+                break
+            t0 = time.perf_counter()
+            fn()
+            t1 = time.perf_counter()
+            if i >= warmup:
+                times.append((t1 - t0) * 1e3)
+            else:
+                started = time.perf_counter()
+            i += 1
+        return times
+
+    warmup, min_reps, budget = job.get("warmup", 1), job.get("minReps", 3), job.get("budget", 2.0)
+    total = repeat(once, warmup, min_reps, budget)
+    forward_fn = scope["transformer"]
+    X1, X2, pa, pb = scope["X1"], scope["X2"], scope["pa"], scope["pb"]
+    forward = repeat(lambda: (forward_fn(X1, pa), forward_fn(X2, pb)), warmup, min_reps, budget)
+    return {"total_ms": total, "forward_ms": forward, "checked": counter[0], "tolerance_used": counter[1]}
+
+
+def dgemm(job):
+    """GFLOP/s of a @ b for each (n, k, m) in job["shapes"], the best of several."""
+    out = []
+    for n, k, m in job["shapes"]:
+        a, b = np.random.rand(n, k), np.random.rand(k, m)
+        best, started = math.inf, time.perf_counter()
+        while time.perf_counter() - started < job.get("budget", 0.5) or best == math.inf:
+            t0 = time.perf_counter()
+            a @ b
+            best = min(best, time.perf_counter() - t0)
+        out.append({"shape": [n, k, m], "ms": best * 1e3, "gflops": 2 * n * k * m / best / 1e9})
+    return {"dgemm": out}
+
+
 def main():
     if len(sys.argv) >= 2 and sys.argv[1] == "info":
         print(json.dumps(blas_info()))
+    elif len(sys.argv) == 5 and sys.argv[1] == "script":
+        print(json.dumps(run_script(json.loads(sys.argv[2]), sys.argv[3], sys.argv[4])))
+    elif len(sys.argv) == 3 and sys.argv[1] == "dgemm":
+        print(json.dumps(dgemm(json.loads(sys.argv[2]))))
     elif len(sys.argv) == 4 and sys.argv[1] == "run":
         print(json.dumps(run(json.loads(sys.argv[2]), sys.argv[3])))
     else:

@@ -4,7 +4,8 @@
 //   node tests/bench/bench_wasm.mjs JOB_JSON
 //
 // JOB_JSON: {mode, a, b, dim, seed, scheme, scale, sweep: {lo, hi, count} | null,
-//            warmup, warmupMs, minReps, maxReps, budget, coreOnly}; the modes are
+//            warmup, warmupMs, minReps, maxReps, budget, coreOnly, and for the
+//            transformer workloads model, layers, heads, weight_std, causal}; the modes are
 // bench_core.c's:
 //   full    lab.run() of the whole experiment and sweep, seeds alternating so
 //           that nothing is reused from the repetition before;
@@ -29,6 +30,7 @@ const { mode, warmup = 2, warmupMs = 300, minReps = 5, maxReps = 1000, budget = 
 const base = {
   sentence_a: job.a, sentence_b: job.b, dim: job.dim, seed: job.seed, scheme: job.scheme ?? 'random',
   scale: job.scale, sweep: mode === 'slider' ? null : job.sweep,
+  ...Object.fromEntries(['model', 'layers', 'heads', 'weight_std', 'causal'].filter((k) => k in job).map((k) => [k, job[k]])),
 };
 const configAt = (i) => ({
   ...base,

@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { browserBench, browserMarkdown, percentile, roundP95 } from './browser.mjs';
 import { simdBench, simdMarkdown } from './simd.mjs';
 import { lighthouseBench, lighthouseMarkdown } from './lighthouse.mjs';
+import { transformerBench, transformerMarkdown, transformerTargets } from './transformer.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const here = path.join(root, 'tests/bench');
@@ -178,6 +179,10 @@ for (const w of WORKLOADS) {
   progress(`${w.label}: plain JavaScript${big ? ' (a minute or two)' : ''}`);
   r.plain = plain(jobOf(w, budgetOf(big ? { warmup: 0, minReps: 2, budget: 0 } : { budget: 1.5 })));
 }
+
+// ---- transformer blocks (issue 14): tests/bench/transformer.mjs -------------
+
+const transformer = transformerBench({ quick });
 
 progress(`sweep point cost vs d at ${SCALING_N} words`);
 // Three rounds over all cells, keeping each cell's smallest median: a burst of
@@ -370,6 +375,10 @@ out(`From d ${first.d} to d ${last.d} (×${dRatio}) the time per point grows ` +
     'still show and can pull it under 1.');
 out();
 
+// ---- transformer blocks (issue 14), the report -----------------------------
+
+for (const line of transformerMarkdown(transformer)) out(line);
+
 // ---- the page in headless Chromium -----------------------------------------
 
 progress('the page in headless Chromium');
@@ -503,6 +512,8 @@ targets.push(['first render of the verdicts under 300 ms (painted)', verdict(per
               `${num(percentile(page.first, 50), 3)} ms, p95 ${num(percentile(page.first, 95), 3)} ms; the same HTML and CSS ` +
               `without the script first paints at median ${num(percentile(page.staticPage, 50), 3)} ms, a page of one line at ` +
               `${num(percentile(page.blankPage, 50), 3)} ms`]);
+// transformer blocks (issue 14)
+targets.push(...transformerTargets(transformer));
 out('## Targets of issue 6 measured here');
 out();
 table(['target', 'verdict', 'measured'], targets);
