@@ -15,7 +15,7 @@
 // poslab_run and getting the result out as JS values, all of which the
 // page pays. "run_ms" times poslab_run alone, called on the wrapper's core
 // (a breakdown for the benchmark, not an interface); coreOnly skips the
-// lab.run() timing. Prints one JSON object.
+// lab.run() timing. Prints one JSON object, with the memory the runs took.
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
@@ -82,6 +82,8 @@ const runMs = repeat((i) => {
 });
 configs.forEach((c) => core._poslab_config_free(c));
 core._free(message);
+// what the runs took of WebAssembly memory (it never shrinks) and of its heap
+const memory = { memory_bytes: lab.memoryBytes(), heap_bytes: lab.heapBytesInUse() };
 lab.dispose();
 
-console.log(JSON.stringify({ mode, load_ms: loadMs, total_ms: totalMs, run_ms: runMs, sink }));
+console.log(JSON.stringify({ mode, load_ms: loadMs, total_ms: totalMs, run_ms: runMs, ...memory, sink }));

@@ -218,8 +218,11 @@ export function transformerMarkdown(results) {
       'shapes of a block\'s products; weighted: a block\'s product flops over the time DGEMM needs for them. The ' +
       'core sums every product in index order without FMA (so its results do not depend on the machine), in ' +
       'blocks of w that stay in cache; natively its inner loop also exists in an AVX2 version chosen at load ' +
-      'time. The WebAssembly memory at (e): 538 MiB after growing from smaller transformers (the weights alone ' +
-      'are 302 MB), within the 2 GiB that Emscripten\'s ALLOW_MEMORY_GROWTH allows by default.');
+      'time. WebAssembly memory after the full runs: ' +
+      W.map((w) => `${w.id} ${num(results[w.id].wasm.memory_bytes / 2 ** 20)} MiB (heap in use ` +
+                   `${num(results[w.id].wasm.heap_bytes / 2 ** 20)} MiB; the weights are ` +
+                   `${num(w.layers * 12 * w.d * w.d * 8 / 2 ** 20)} MiB)`).join(', ') +
+      '; Emscripten lets it grow to 2 GiB (ALLOW_MEMORY_GROWTH\'s default maximum), and it never shrinks.');
   out();
   return lines;
 }
