@@ -40,8 +40,8 @@ static inline void add_row(double *acc, double a, const double *row, int len) {
    Kept out of line: inlined into its callers (as clang does for the
    WebAssembly build once matmul calls it from a loop nest) it costs 1.8 KB
    of the module for no measurable speed. */
-WIDE_VECTORS __attribute__((noinline)) static void accumulate_rows(double *acc, const double *coef, const double *rows, long stride,
-                                                      int nrows, int len) {
+WIDE_VECTORS __attribute__((noinline))
+static void accumulate_rows(double *acc, const double *coef, const double *rows, long stride, int nrows, int len) {
     int r = 0;
     for (; r + 4 <= nrows; r += 4) {
         const double *r0 = rows + r * stride;
