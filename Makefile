@@ -84,16 +84,21 @@ site: wasm wasm-nosimd
 	# is also there on its own for scripts that import it (docs/interfaces.md).
 	# index.html preloads it, so the page has no module graph to discover.
 	cp -R web/*.js web/app web/browser web/views web/teach $(BUILD)/wasm/poslab-core.js $(PAGE_SRC)/
-	# Parts a student opens later (the tour, Copy as NumPy, the heatmaps) are
-	# import()ed where they are first needed: esbuild splits them into chunks/.
+	# Parts a student opens later (the tour, Copy as NumPy, the heatmaps, the
+	# transformer's block-by-block view) are import()ed where they are first
+	# needed: esbuild splits them into chunks/.
 	$(ESBUILD) $(PAGE_SRC)/main.js --bundle --format=esm --external:./vendor/chart.min.js --external:./poslab.js \
-	  --external:./why_panel.js --minify --sourcemap --target=es2022 --splitting --outdir=$(SITE) \
-	  --chunk-names=chunks/[name]-[hash]
-	# The Why panel's code, loaded when the panel is first opened.
+	  --external:./why_panel.js --minify --sourcemap --target=es2022 --splitting \
+	  --outdir=$(SITE) --chunk-names=chunks/[name]-[hash]
+	# The Why panel's code, loaded when the panel is first opened (with a lab
+	# of its own).
 	$(ESBUILD) $(PAGE_SRC)/why_panel.js --bundle --format=esm --external:./poslab.js \
 	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/why_panel.js
+	# The workers: the head's chart, and the transformer's runs and chart.
 	$(ESBUILD) $(PAGE_SRC)/sweep_worker.js --bundle --format=esm --external:./poslab.js \
 	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/sweep_worker.js
+	$(ESBUILD) $(PAGE_SRC)/run_worker.js --bundle --format=esm --external:./poslab.js \
+	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/run_worker.js
 	$(ESBUILD) web/poslab.js --bundle --format=esm --external:./poslab-core.js \
 	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/poslab.js
 	$(ESBUILD) $(BUILD)/wasm/poslab-core.js --minify --target=es2022 --outfile=$(SITE)/poslab-core.js

@@ -41,8 +41,9 @@ function wire({ store, form, model, page, tourMemory, tourActions, view }) {
       // turn). The chart's own request then shares it. Text the core refuses
       // fails in the worker too, and is reported in the field's own words.
       const sweeper = page.sweeper();
-      if ((name === 'a' || name === 'b') && sweeper?.available() && !model.offThreadBusy()) {
-        const next = { ...store.get().lab, [name]: raw };
+      const lab = store.get().lab;
+      if ((name === 'a' || name === 'b') && lab.model !== 'transformer' && sweeper?.available() && !model.offThreadBusy()) {
+        const next = { ...lab, [name]: raw };
         if (!model.chartDataIsQuick(next)) model.chartDataOffThread(next, sweeper.call).catch(() => {});
       }
       go(update.typed, name, raw, model.tryField(store.get().lab, name, raw));
@@ -64,6 +65,9 @@ function wire({ store, form, model, page, tourMemory, tourActions, view }) {
   $('positions').addEventListener('change', (e) => go(update.set, { positions: e.target.checked }));
   $('causal').addEventListener('change', (e) => go(update.set, { causal: e.target.checked }));
   $('heads').addEventListener('change', (e) => go(update.set, { heads: Number(e.target.value) }));
+  for (const radio of document.querySelectorAll('input[name="model"]')) {
+    radio.addEventListener('change', () => go(update.set, { model: radio.value }));
+  }
   for (const radio of document.querySelectorAll('input[name="scheme"]')) {
     radio.addEventListener('change', () => go(update.chooseScheme, radio.value, form));
   }
@@ -126,9 +130,12 @@ async function start() {
   const form = createStateForm(lab.options, { tourSteps: TOUR_STEPS });
   const model = new Model(lab, form);
   // ?debug lets a test watch the size of the WebAssembly memory and the
-  // heap's bytes in use (numbers; the heap itself stays inside poslab.js).
+  // heap's bytes in use (numbers; the heap itself stays inside poslab.js),
+  // and count the transformer's runs.
   if (new URLSearchParams(window.location.search).has('debug')) {
-    window.poslabDebug = Object.freeze({ memoryBytes: () => lab.memoryBytes(), heapBytesInUse: () => lab.heapBytesInUse() });
+    window.poslabDebug = Object.freeze({ memoryBytes: () => lab.memoryBytes(), heapBytesInUse: () => lab.heapBytesInUse(),
+      // the transformer's runs in the worker: {asked, finished, dropped}
+      transformerRuns: () => page.runStats() });
   }
   const tourMemory = createTourMemory(TOUR_STEPS);
   const tour = tourSteps();
@@ -151,7 +158,12 @@ async function start() {
   });
   rememberLinkedStep();
   const tourActions = tourActionsFor({ store, form, tourMemory, tour });
-  page = createPage({ doc: document, form, model, view, tourMemory, urlSync, tourActions, store });
+  // The transformer's workers, made when a transformer first needs them.
+  const workers = {
+    runs: () => createSweeper(new URL('./run_worker.js', import.meta.url), { spare: true, name: 'run worker' }),
+    transformerChart: () => createSweeper(new URL('./run_worker.js', import.meta.url), { name: 'chart worker' }),
+  };
+  page = createPage({ doc: document, form, model, view, tourMemory, urlSync, tourActions, store, workers });
   wire({ store, form, model, page, tourMemory, tourActions, view });
   $('startup').hidden = true;
 
@@ -167,8 +179,9 @@ async function start() {
       permutation: createPermutation($('permutation')),
       baseline: createBaseline($('baseline')),
       exporter: createExport($('export'), $('numpy-dialog'), {
-        result: () => model.verdict(store.get().lab),
-        everything: () => model.everything(store.get().lab),
+        // the verdicts shown (a transformer's are cached once shown)
+        result: () => model.cachedRun(store.get().lab) ?? model.verdict(store.get().lab),
+        everything: () => model.everything(store.get().lab, page.runs()?.call),
         chart: () => plot?.chart ?? null,
         link: urlSync.link,
       }),

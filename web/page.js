@@ -24,7 +24,9 @@ export const nextTask = () => new Promise((resolve) => { setTimeout(resolve, 0);
 // doc: the document; form: app/state.js's; model: app/model.js's; view: the
 // embed view (?embed, ?hide); tourMemory, urlSync: browser/'s; tourActions:
 // the tour panel's {guess, go, end}; store: {get}.
-export function createPage({ doc, form, model, view, tourMemory, urlSync, tourActions, store }) {
+// workers: {runs(), transformerChart()} make the transformer's two workers
+// (browser/sweeper.js's), started the first time a transformer needs them.
+export function createPage({ doc, form, model, view, tourMemory, urlSync, tourActions, store, workers }) {
   const $ = (id) => doc.getElementById(id);
   const controls = createControls(doc, form);
   const verdicts = createVerdicts($('verdicts'));
@@ -48,6 +50,23 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   $('why').addEventListener('toggle', () => { if ($('why').open) why.load(); });
   const tour = onDemand('The tour', () => import('./views/tour.js').then(({ createTour }) => createTour($('tour'), tourActions)));
   const heatmaps = onDemand('The heatmaps', () => import('./views/heatmap.js').then(({ createHeatmaps }) => createHeatmaps($('heatmap'))));
+  // The transformer's views (the block-by-block picture), loaded the first
+  // time the model is switched to transformer blocks.
+  const blocks = onDemand('The block-by-block view', () => import('./views/blocks.js').then(({ createBlocks }) => createBlocks($('blocks'))));
+  // The transformer's workers: `runs` for the verdicts (with a spare, so a
+  // run for a state the page has left is dropped at once), `chart` for its
+  // sweeps; null where workers fail.
+  const transformerWorkers = { runs: null, chart: null };
+  const transformerWorker = (which) => {
+    transformerWorkers[which] ??= (which === 'runs' ? workers?.runs() : workers?.transformerChart()) ?? null;
+    return transformerWorkers[which]?.available() ? transformerWorkers[which] : null;
+  };
+  // What the verdicts show: the last result computed, and the state it is for.
+  let shown = null;
+  // What renderResults last drew: the result, and the tour and notice it drew with.
+  let drawn = {};
+  // The transformer's runs in the worker: asked for, finished, dropped as stale.
+  const runStats = { asked: 0, finished: 0, dropped: 0 };
   // Created after the first render (panels) and once Chart.js has loaded (plot).
   let panels = null;
   let plot = null;
@@ -84,12 +103,16 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     sweepQueued = true;
     afterPaint().then(async () => {
       const { lab } = store.get();
-      if (sweeper?.available()) {
+      const worker = lab.model === 'transformer' ? transformerWorker('chart') : sweeper;
+      if (worker?.available()) {
         const key = model.sweepKey(lab);
+        // a transformer's sweep for words the page has left can take minutes: dropped
+        const busy = model.offThreadKey();
+        if (busy !== null && busy !== key && model.offThreadIsTransformer()) transformerWorkers.chart?.restart();
         try {
-          await model.chartDataOffThread(lab, sweeper.call, { onSweep: () => render(store.get()) });
+          await model.chartDataOffThread(lab, worker.call, { onSweep: () => render(store.get()) });
         } catch (e) {
-          if (e instanceof Error) chartFailed(key, e); // else: the worker broke; the page computes from now on
+          if (e instanceof Error) chartFailed(key, e); // else: dropped, or the worker broke (the page computes from now on)
         }
       } else if (model.cachedSweep(lab) === undefined && model.coarseSweep(lab) === undefined && model.wantsCoarse(lab)) {
         // a long sweep on this thread: a first curve now, the rest after it is painted
@@ -155,14 +178,76 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     controls.showNotice(page.notice);
     const { lab } = page;
     let result;
+    let pending = false;
     try {
       // The heatmaps need the attention matrices: then one run with them
       // serves the verdicts too (still one run per slider step).
-      result = isOpen('heatmap') ? model.full(lab) : model.verdict(lab);
+      const full = isOpen('heatmap');
+      const runs = model.runIsQuick(lab) ? null : transformerWorker('runs');
+      if (runs) {
+        result = model.cachedRun(lab, full);
+        if (!result) {
+          runInWorker(lab, full, runs);
+          pending = true;
+        }
+      } else {
+        result = full ? model.full(lab) : model.verdict(lab);
+      }
     } catch (e) {
       showFailure(doc, 'The lab could not compute this', e);
       return;
     }
+    if (result) shown = { result, lab };
+    showPending(pending, lab);
+    if (!shown) return; // the first result is still being computed
+    // While a run is on its way, a slider step changes nothing below the
+    // controls: the figures stay the previous state's until it is back.
+    if (!(pending && drawn.result === shown.result && drawn.tour === page.tour && drawn.notice === page.notice)) {
+      renderResults(page, shown.result, shown.lab, pending);
+      drawn = { result: shown.result, tour: page.tour, notice: page.notice };
+    }
+    setAttr(doc.documentElement, 'data-ready', 'true'); // rewriting it would restyle the whole page each step
+  }
+
+  // A transformer run in the worker; the page renders again when it is
+  // back. A run for a state the page has since left is dropped first.
+  function runInWorker(lab, full, runs) {
+    const running = model.runningKey();
+    const key = JSON.stringify(model.configOf(lab));
+    if (running === key && (model.runningFull() || !full)) return; // asked already
+    if (running !== null) {
+      runs.restart();
+      runStats.dropped += 1;
+    }
+    // The verdicts first: a transformer's chart in the other worker would
+    // halve their speed on a two-core machine; it starts again once they are shown.
+    if (model.offThreadBusy() && model.offThreadIsTransformer()) transformerWorkers.chart?.restart();
+    runStats.asked += 1;
+    model.runOffThread(lab, runs.call, { full }).then(() => {
+      runStats.finished += 1;
+      render(store.get());
+    }, (e) => {
+      if (e instanceof Error) showFailure(doc, 'The lab could not compute this', e);
+      else if (e?.broken) render(store.get()); // the page computes from now on
+      // {stale}: the page has moved on and asked for the newer run
+    });
+  }
+
+  // While the worker computes, the figures shown are the previous state's:
+  // said so in a line whose room is kept while a transformer is shown, so
+  // that saying it does not lay out the page below again (at 64 words that
+  // alone took a long task).
+  function showPending(pending, lab) {
+    setAttr($('verdicts'), 'aria-busy', String(pending));
+    setHidden($('run-status'), lab.model !== 'transformer');
+    $('run-status').classList.toggle('idle', !pending);
+    if (pending) {
+      setText($('run-status'), `Computing ${lab.layers} transformer block${lab.layers === 1 ? '' : 's'} for these ` +
+        `settings${shown ? '; the figures below are still the previous settings’ ones' : ''}…`);
+    }
+  }
+
+  function renderResults(page, result, lab, pending) {
     verdicts.render(result, lab);
     $('lab').classList.toggle('veiled', renderTour(page, result));
     if (panels) {
@@ -180,8 +265,14 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
       if (panel) panel.panel.render(panel.claims(model.configOf(lab), panel.panel.choice()));
       else why.load();
     }
-    if (plot && !view.hide.has('plot')) renderChart(page, result);
-    setAttr(doc.documentElement, 'data-ready', 'true'); // rewriting it would restyle the whole page each step
+    const transformer = lab.model === 'transformer';
+    setHidden($('blocks'), !transformer || view.hide.has('blocks'));
+    if (transformer && !view.hide.has('blocks')) {
+      const panel = blocks.get();
+      if (panel) panel.render(result, lab);
+      else blocks.load();
+    }
+    if (plot && !view.hide.has('plot') && !pending) renderChart(page, result);
   }
 
   return {
@@ -194,5 +285,8 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
       if (parts.plot) plot = parts.plot;
     },
     sweeper: () => sweeper,
+    // the transformer's run worker, or null, and what it was asked (for ?debug)
+    runs: () => transformerWorker('runs'),
+    runStats: () => ({ ...runStats, lastMs: model.lastWorkerRunMs ?? null }),
   };
 }

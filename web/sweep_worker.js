@@ -13,20 +13,7 @@
 //            draw the curves while the thresholds are computed)
 //   result:  [[pair, threshold], ...]
 import { createLab } from './poslab.js';
-import { COARSE_SWEEP, thresholdFor } from './app/sweep.js';
+import { sweepJob } from './app/sweep.js';
 import { serveRequests } from './browser/sweeper.js';
 
-serveRequests(createLab(), (request, lab, partial) => {
-  const { config, range, pairs, coarse } = request;
-  let { sweep } = request;
-  if (!sweep && coarse) {
-    const t0 = performance.now();
-    partial({ sweep: lab.run({ ...config, sweep: COARSE_SWEEP }).sweep, ms: performance.now() - t0, coarse: true });
-  }
-  if (!sweep) {
-    const t0 = performance.now();
-    sweep = lab.run({ ...config, sweep: range }).sweep;
-    partial({ sweep, ms: performance.now() - t0 });
-  }
-  return pairs.map((pair) => [pair, thresholdFor(lab, config, sweep, pair)]);
-});
+serveRequests(createLab(), sweepJob);

@@ -105,7 +105,8 @@ export async function settled(target) {
     const rows = document.querySelector('.verdict-table'); // rows out of sight are filled a moment later
     const hashWritten = document.documentElement.dataset.hash !== 'pending';
     const loaded = document.documentElement.dataset.loading === undefined; // parts fetched on demand
-    return hashWritten && loaded && (!plot || plot.hidden || plot.getAttribute('aria-busy') !== 'true') &&
+    const running = document.getElementById('verdicts')?.getAttribute('aria-busy') === 'true'; // a transformer in its worker
+    return hashWritten && loaded && !running && (!plot || plot.hidden || plot.getAttribute('aria-busy') !== 'true') &&
       rows?.getAttribute('aria-busy') !== 'true';
   });
 }

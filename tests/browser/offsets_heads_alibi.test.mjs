@@ -190,10 +190,7 @@ test('tour steps 8 and 9: the shift test and the ALiBi mirror, every count the c
   assert.ok(t.lines[2].includes(`the sentence mean says False (max |diff| ${sig(swap.mean.max_abs_diff)})`), t.lines[2]);
   const rope = tally(lab.run({ ...pageConfig(page), scheme: 'rope', scale: 1 }));
   assert.ok(t.lines[3].includes(`with it, ${rope.same} of ${rope.paired} words say True`), t.lines[3]);
-  assert.equal(await page.textContent('.tour-next'), 'Finish');
-  await page.click('.tour-next');
-  await settled(page);
-  assert.ok(await page.isHidden('#tour'));
+  assert.equal(await page.textContent('.tour-next'), 'Next'); // the transformer's steps follow
   await done();
 });
 

@@ -107,7 +107,7 @@ async function goHash(page, hash) {
   await settled(page);
 }
 
-test('the guided tour: nine steps, each claim read from the live result, resumable from the URL', async () => {
+test('the guided tour: eleven steps, each claim read from the live result, resumable from the URL', async () => {
   const { page, done } = await open('/');
   assert.equal(await page.textContent('#tour-start'), 'Guided tour');
   assert.ok(await page.isHidden('#tour'));
@@ -116,7 +116,7 @@ test('the guided tour: nine steps, each claim read from the live result, resumab
 
   // 1. Positions off: "man" identical.
   let t = await tourText(page);
-  assert.equal(t.count, 'Guided tour · step 1 of 9');
+  assert.equal(t.count, 'Guided tour · step 1 of 11');
   assert.equal(t.question, 'Will “man” come out as the same vector in both sentences?');
   assert.match(page.url(), /&tour=1$/);
   assert.equal(await page.isChecked('#positions'), false);
@@ -141,7 +141,7 @@ test('the guided tour: nine steps, each claim read from the live result, resumab
   await page.reload({ waitUntil: 'domcontentloaded' });
   await page.waitForSelector('html[data-ready]', { state: 'attached' });
   await settled(page);
-  assert.equal((await tourText(page)).count, 'Guided tour · step 3 of 9');
+  assert.equal((await tourText(page)).count, 'Guided tour · step 3 of 11');
   assert.equal(await page.inputValue('#scale-text'), '0.001');
   t = await guessAndCheck(page, 'Still False');
   const man = (await table(page)).find((r) => r.word === 'man');
@@ -213,6 +213,16 @@ test('the guided tour: nine steps, each claim read from the live result, resumab
   await settled(page);
   assert.equal(await page.isChecked('input[name="scheme"][value="alibi"]'), true);
   await guessAndCheck(page, 'All identical', { wordStep: false });
+  // 10. Transformer blocks keep the identity, 11. GPT-2's mask breaks it
+  // (their claims: transformer.test.mjs).
+  await page.click('.tour-next');
+  await settled(page);
+  assert.equal(await page.isChecked('input[name="model"][value="transformer"]'), true);
+  await guessAndCheck(page, 'Identical');
+  await page.click('.tour-next');
+  await settled(page);
+  assert.equal(await page.isChecked('#causal'), true);
+  await guessAndCheck(page, 'Different');
   assert.equal(await page.textContent('.tour-next'), 'Finish');
 
   // Finish leaves the tour and the URL.
@@ -225,7 +235,7 @@ test('the guided tour: nine steps, each claim read from the live result, resumab
   // A bare link to a step sets that step's state; a claim that differs from
   // the module's (loose tolerances) says what is seen.
   await goHash(page, 'tour=2');
-  assert.equal((await tourText(page)).count, 'Guided tour · step 2 of 9');
+  assert.equal((await tourText(page)).count, 'Guided tour · step 2 of 11');
   assert.equal(await page.isChecked('#positions'), true);
   await page.click('details.advanced summary');
   await page.fill('#rtol', '100');
@@ -248,10 +258,10 @@ test('the guided tour: nine steps, each claim read from the live result, resumab
   await settled(page);
   assert.ok(await page.isHidden('#tour'));
   assert.doesNotMatch(page.url(), /tour=/);
-  assert.equal(await page.textContent('#tour-start'), 'Resume the tour (step 2 of 9)');
+  assert.equal(await page.textContent('#tour-start'), 'Resume the tour (step 2 of 11)');
   await page.click('#tour-start');
   await settled(page);
-  assert.equal((await tourText(page)).count, 'Guided tour · step 2 of 9');
+  assert.equal((await tourText(page)).count, 'Guided tour · step 2 of 11');
   await page.click('.tour-skip');
   await done();
 });

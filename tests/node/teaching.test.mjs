@@ -45,7 +45,7 @@ test('the tour follows the module: the predictions it expects are what the lab c
   // bare: True; positions on: False; 0.001: False; own words: all True;
   // sinusoidal, RoPE: False; causal mask without positions: False; the
   // shift test with RoPE: all identical; ALiBi on a reversal: all identical.
-  const expected = [true, false, false, true, false, false, false, true, true];
+  const expected = [true, false, false, true, false, false, false, true, true, true, false];
   STEPS.forEach((step, k) => {
     const { answer, lines, result, state, question } = tourStep(k);
     assert.equal(answer, expected[k], `step ${k + 1} (${step.title})`);

@@ -33,6 +33,30 @@ const COARSE_WORK = 1e6;
 const sweepWork = (state) => (wordsOf(state.a).length ** 2 + wordsOf(state.b).length ** 2) *
   (state.dim + 16 * (state.heads ?? 1));
 
+// The transformer (GPT-2-style blocks) has no shortcut through a sweep, and
+// one run can take a second (64 words, d 512, 12 blocks). Its work, in
+// multiply-adds: per block and sentence of n words, 12 n d² for the
+// projections (Wq, Wk, Wv, Wo) and the d -> 4d -> d MLP, and 2 n² d for the
+// scores and the weighted sums.
+const isTransformer = (state) => state.model === 'transformer';
+const runWork = (state) => state.layers * [state.a, state.b].reduce((sum, text) => {
+  const n = wordsOf(text).length;
+  return sum + 12 * n * state.dim ** 2 + 2 * n * n * state.dim;
+}, 0);
+// A transformer run expected to take at most this long is computed with the
+// slider step or keystroke, on the page's thread (16 words, d 64, 4 blocks:
+// about 5 ms); a longer one goes to a worker and never blocks the page.
+export const QUICK_RUN_MS = 8;
+// What a multiply-add of the transformer costs here before any run on this
+// thread has been timed (about 0.25 ns on a 2.6 GHz EPYC at d 512, three
+// times that at d 64): large ones then start in the worker.
+const PRIOR_MS_PER_RUN_WORK = 5e-7;
+// The chart's work for a state, and what a unit of it costs: the head's
+// sweep shares its projections across magnitudes (sweepWork); the
+// transformer's is one run per magnitude.
+const chartWork = (state, count = SWEEP.count) => (isTransformer(state) ? count * runWork(state)
+  : sweepWork(state) * (count / SWEEP.count));
+
 // A small map that forgets its oldest entries.
 class Cache {
   constructor(size) { this.size = size; this.map = new Map(); }
@@ -61,8 +85,22 @@ export class Model {
     this.sweeps = new Cache(8); // switching positions off and on again is free
     this.coarse = new Cache(4); // first curves of long sweeps, until the sweep itself is cached
     this.thresholds = new Cache(64);
-    this.msPerWork = null; // measured on the last chart data computed
+    this.msPerWork = null; // measured on the last chart data computed (the head's)
+    this.msPerRunWork = null; // measured on the last transformer run on this thread
+    this.msPerChartRunWork = null; // on the last transformer sweep, wherever it ran
     this.offThread = null; // the request it is computing: {key, promise, onSweep}
+    this.running = null; // the transformer run in the worker: {key, full, promise}
+  }
+
+  // What a unit of the state's chart work costs (chartWork), or null if unknown.
+  chartMsPerWork(state) {
+    return isTransformer(state) ? this.msPerChartRunWork ?? PRIOR_MS_PER_RUN_WORK : this.msPerWork;
+  }
+
+  // Notes how long `ms` the chart's work for `state` took.
+  learnChart(state, ms, count = SWEEP.count) {
+    if (isTransformer(state)) this.msPerChartRunWork = ms / chartWork(state, count);
+    else this.msPerWork = ms / chartWork(state, count);
   }
 
   // The lab's config for a state (positions off: the scheme "none").
@@ -77,7 +115,61 @@ export class Model {
   verdict(state) {
     const config = this.configOf(state);
     const key = JSON.stringify(config);
-    return this.runs.get(key) ?? this.runs.set(key, this.lab.run(config));
+    return this.runs.get(key) ?? this.runs.set(key, this.timed(state, () => this.lab.run(config)));
+  }
+
+  // Runs fn() on this thread; a transformer run's time predicts the next.
+  timed(state, fn) {
+    if (!isTransformer(state)) return fn();
+    const t0 = performance.now();
+    const result = fn();
+    this.msPerRunWork = (performance.now() - t0) / runWork(state);
+    return result;
+  }
+
+  // Whether the state's verdicts belong on this thread: always for the
+  // head; for the transformer, when its run should fit in QUICK_RUN_MS.
+  runIsQuick(state) {
+    return !isTransformer(state) || (this.msPerRunWork ?? PRIOR_MS_PER_RUN_WORK) * runWork(state) <= QUICK_RUN_MS;
+  }
+
+  // The cached result for the state (with the outputs and attention
+  // matrices if `full`), or undefined.
+  cachedRun(state, full = false) {
+    return (full ? this.fulls : this.runs).get(JSON.stringify(this.configOf(state)));
+  }
+
+  // Runs the state in a worker (`call`: browser/sweeper.js's) and caches
+  // the result; a second call for the run being computed shares it.
+  // Rejects as `call` does ({stale} when the page restarted the worker).
+  runOffThread(state, call, { full = false } = {}) {
+    const config = this.configOf(state);
+    const key = JSON.stringify(config);
+    if (this.running?.key === key && (this.running.full || !full)) return this.running.promise;
+    const request = { key, full };
+    const finished = () => { if (this.running === request) this.running = null; };
+    request.promise = call({ run: full ? { ...config, full: true } : config }).then(({ result, ms }) => {
+      finished();
+      this.lastWorkerRunMs = ms;
+      this.runs.set(key, result);
+      if (full) this.fulls.set(key, result);
+      return result;
+    }, (e) => {
+      finished();
+      throw e;
+    });
+    this.running = request;
+    return request.promise;
+  }
+
+  // Whether the run in the worker has the outputs and attention matrices.
+  runningFull() {
+    return this.running?.full ?? false;
+  }
+
+  // The key of the run in the worker, or null.
+  runningKey() {
+    return this.running?.key ?? null;
   }
 
   // The verdicts plus the outputs and attention matrices (`full`), for the
@@ -88,15 +180,22 @@ export class Model {
     const key = JSON.stringify(config);
     const cached = this.fulls.get(key);
     if (cached) return cached;
-    const result = this.lab.run({ ...config, full: true });
+    const result = this.timed(state, () => this.lab.run({ ...config, full: true }));
     this.runs.set(key, result);
     return this.fulls.set(key, result);
   }
 
   // Everything the CLI's `--json --full --sweep` prints for the state, for
   // the JSON and CSV downloads (computed on demand, not cached).
-  everything(state) {
-    return this.lab.run({ ...this.configOf(state), sweep: SWEEP, full: true });
+  // A transformer's whose run would block the page comes from a worker
+  // (`call`, browser/sweeper.js's), with the chart's sweep if it has one:
+  // then a promise.
+  everything(state, call = null) {
+    const config = this.configOf(state);
+    if (!call || this.runIsQuick(state)) return this.lab.run({ ...config, sweep: SWEEP, full: true });
+    const sweep = this.cachedSweep(state);
+    return call({ run: { ...config, full: true, sweep: sweep ? null : SWEEP } })
+      .then(({ result }) => (sweep ? { ...result, sweep } : result));
   }
 
   // The sweep does not depend on the magnitude, so its key leaves it out.
@@ -118,13 +217,14 @@ export class Model {
   // Whether the state's sweep is expected to take long enough to show a
   // coarse curve first.
   wantsCoarse(state) {
-    const work = sweepWork(state);
-    return this.msPerWork === null ? work > COARSE_WORK : this.msPerWork * work > COARSE_FIRST_MS;
+    const ms = this.chartMsPerWork(state);
+    return ms === null ? sweepWork(state) > COARSE_WORK : ms * chartWork(state) > COARSE_FIRST_MS;
   }
 
   // Whether the coarse first curve (a tenth of the sweep) fits in QUICK_CHART_MS.
   coarseIsQuick(state) {
-    return this.msPerWork !== null && (this.msPerWork * sweepWork(state) * (COARSE_SWEEP.count / SWEEP.count)) < QUICK_CHART_MS;
+    const ms = this.chartMsPerWork(state);
+    return ms !== null && ms * chartWork(state, COARSE_SWEEP.count) < QUICK_CHART_MS;
   }
 
   // Computes the coarse first curve on this thread.
@@ -149,7 +249,7 @@ export class Model {
     if (this.cachedSweep(state) === undefined) {
       const t0 = performance.now();
       this.sweep(state);
-      this.msPerWork = (performance.now() - t0) / sweepWork(state);
+      this.learnChart(state, performance.now() - t0);
     }
     if (sweepOnly) return;
     this.threshold(state, state.word);
@@ -172,8 +272,7 @@ export class Model {
     const sweep = this.sweeps.get(key) ?? null;
     const pairs = [state.word, -1].filter((pair) => this.cachedThreshold(state, pair) === undefined);
     if (sweep && pairs.length === 0) return Promise.resolve(); // nothing to compute
-    const work = sweepWork(state);
-    const request = { key, onSweep: new Set([onSweep]) };
+    const request = { key, onSweep: new Set([onSweep]), transformer: isTransformer(state) };
     const finished = () => { if (this.offThread === request) this.offThread = null; };
     const coarse = !sweep && !this.coarse.get(key) && this.wantsCoarse(state);
     request.promise = call({ config: this.configOf(state), range: SWEEP, pairs, sweep, coarse }, (partial) => {
@@ -181,7 +280,7 @@ export class Model {
         this.coarse.set(key, partial.sweep);
       } else {
         this.sweeps.set(key, partial.sweep);
-        this.msPerWork = partial.ms / work;
+        this.learnChart(state, partial.ms);
       }
       request.onSweep.forEach((f) => f());
     }).then((thresholds) => {
@@ -195,6 +294,16 @@ export class Model {
     return request.promise;
   }
 
+  // The sweep key of the request in a worker, or null.
+  offThreadKey() {
+    return this.offThread?.key ?? null;
+  }
+
+  // Whether that request is a transformer's.
+  offThreadIsTransformer() {
+    return this.offThread?.transformer ?? false;
+  }
+
   // Whether a request to the sweep worker is being computed.
   offThreadBusy() {
     return this.offThread !== null;
@@ -202,7 +311,8 @@ export class Model {
 
   // Whether chartData(state) should fit in QUICK_CHART_MS, judged by the last sweep.
   chartDataIsQuick(state) {
-    return this.msPerWork !== null && this.msPerWork * sweepWork(state) < QUICK_CHART_MS;
+    const ms = this.chartMsPerWork(state);
+    return ms !== null && ms * chartWork(state) < QUICK_CHART_MS;
   }
 
   // What threshold(state, pair) would return, or undefined if not computed yet.
@@ -228,6 +338,25 @@ export class Model {
   // lab with it. Returns {value} (the value to store) or {message} (why not,
   // in the core's words, without the field name the page shows beside it).
   tryField(state, name, raw) {
+    const field = this.fieldConfig(state, name, raw);
+    if (field.message !== undefined) return field;
+    // A transformer whose run would block the page is checked by running the
+    // module's head with the same options (the core checks and echoes the
+    // transformer's with it too, in the same words); its own run then goes
+    // to a worker.
+    const next = { ...state, [name]: field.sentence ? field.text : state[name] };
+    const quick = this.runIsQuick(next);
+    let result;
+    try {
+      result = quick ? this.timed(next, () => this.lab.run(field.config)) : this.lab.run({ ...field.config, model: 'head' });
+    } catch (e) {
+      return this.refusal(field, e);
+    }
+    return this.accepted(state, name, raw, field, result, quick ? result : null);
+  }
+
+  // The config tryField runs, or {message} for text refused before that.
+  fieldConfig(state, name, raw) {
     const key = this.form.property(name)?.json;
     if (!key) throw new Error(`tryField: ${name} is not a field of the core's`);
     const sentence = name === 'a' || name === 'b';
@@ -236,18 +365,21 @@ export class Model {
       return { message: `${text.length} characters; allowed: up to ${MAX_SENTENCE_CHARS}` };
     }
     if (sentence && text.includes('\0')) return { message: NUL_PROBLEM };
-    const config = { ...this.configOf(state), [key]: text };
-    let result;
-    try {
-      result = this.lab.run(config);
-    } catch (e) {
-      // The field shows its own name; a message about another field keeps
-      // that field's name (d 5 refused because of 2 heads says "heads: ...").
-      const message = String(e.message);
-      return { message: message.startsWith(`${key}: `) ? message.slice(key.length + 2) : message };
-    }
+    return { key, sentence, text, config: { ...this.configOf(state), [key]: text } };
+  }
+
+  // The field does not show its own name; a message about another field
+  // keeps that field's name (d 5 refused because of 2 heads says "heads: ...").
+  refusal({ key }, e) {
+    const message = String(e.message);
+    return { message: message.startsWith(`${key}: `) ? message.slice(key.length + 2) : message };
+  }
+
+  // The value to store for an accepted field, and its result cached
+  // (`cache`: the run for that state, or null).
+  accepted(state, name, raw, { key, sentence }, result, cache = result) {
     const value = sentence ? raw : (result.config[key] || 0); // the core's reading; no -0
-    this.runs.set(JSON.stringify(this.configOf({ ...state, [name]: value })), result);
+    if (cache) this.runs.set(JSON.stringify(this.configOf({ ...state, [name]: value })), cache);
     return { value };
   }
 }

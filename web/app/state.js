@@ -58,6 +58,11 @@ const PAGE_PROPERTIES = [
   { name: 'seed', key: 'seed', label: 'seed', option: 'seed' },
   { name: 'rtol', key: 'rtol', label: 'rtol', option: 'rtol' },
   { name: 'atol', key: 'atol', label: 'atol', option: 'atol' },
+  // The model: the module's one head, or GPT-2-style transformer blocks
+  // (whose two settings the head ignores, as the core does).
+  { name: 'model', key: 'model', label: 'model', option: 'model' },
+  { name: 'layers', key: 'layers', label: 'transformer blocks', option: 'layers' },
+  { name: 'weightStd', key: 'ws', label: 'weight scale', option: 'weight-std' },
 ];
 
 // Readers turn hash text into a value, or throw an Error saying why not.

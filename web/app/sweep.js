@@ -30,3 +30,21 @@ export function thresholdFor(lab, config, sweep, pair) {
   const points = pair < 0 ? sweep.mean : sweep.pairs[pair];
   return points && points.length ? lab.threshold(config, pair, thresholdSearch(points, sweep.scales, thresholdRange(lab.options.limits))) : null;
 }
+
+// A worker's chart request (browser/sweeper.js's protocol): `sweep` is the
+// page's copy when it has one (it then needs only thresholds), `coarse`
+// asks for COARSE_SWEEP's points first. Sends the sweep as a partial reply
+// ({sweep, ms, coarse?}) and returns [[pair, threshold], ...].
+export function sweepJob({ config, range, pairs, coarse, sweep: given }, lab, partial) {
+  let sweep = given;
+  if (!sweep && coarse) {
+    const t0 = performance.now();
+    partial({ sweep: lab.run({ ...config, sweep: COARSE_SWEEP }).sweep, ms: performance.now() - t0, coarse: true });
+  }
+  if (!sweep) {
+    const t0 = performance.now();
+    sweep = lab.run({ ...config, sweep: range }).sweep;
+    partial({ sweep, ms: performance.now() - t0 });
+  }
+  return pairs.map((pair) => [pair, thresholdFor(lab, config, sweep, pair)]);
+}

@@ -99,7 +99,23 @@ function moduleView(state, form, settings) {
   Object.assign(state, {
     a: module.a, b: module.b, offsetA: module.offsetA, offsetB: module.offsetB, word: module.word,
     positions: false, causal: false, scheme: module.scheme, scale: module.scale, dim: module.dim, heads: module.heads,
+    model: module.model,
   }, settings);
+}
+
+// The module's pair through GPT-2-style blocks: 4 blocks of 2 heads at d 16
+// and GPT-2's weight scale (docs/experiment.md's figures of the transformer).
+const BLOCKS = { model: 'transformer', layers: 4, heads: 2, dim: 16 };
+function transformerView(state, form, settings) {
+  moduleView(state, form, { ...BLOCKS, weightStd: form.defaultState().weightStd, ...settings });
+}
+
+// How the followed word fares block by block: "True after 4 of the 4 blocks".
+function blockTally(result, p) {
+  const verdicts = result.layers.map((l) => l.pairs[p.index_a]?.allclose);
+  const same = verdicts.filter(Boolean).length;
+  return { same, count: verdicts.length, all: same === verdicts.length, none: same === 0,
+    text: `${quoted(p.word)} is True after ${same} of the ${verdicts.length} blocks` };
 }
 
 // The shift test: one sentence twice, B starting 5 positions later, at d 16.
@@ -355,10 +371,74 @@ export const STEPS = [
         `${TF(other.mean.allclose)} (max |diff| ${sig(other.mean.max_abs_diff)}). It is among the example pairs.`);
       const rope = tally(ctx.verdict({ scheme: 'rope', scale: ctx.form.defaultScale('rope') }));
       lines.push(`RoPE, which also sees which word comes first, ${rope.all ? 'cannot tell them apart either' : 'tells them apart'}: ` +
-        `with it, ${rope.same} of ${rope.paired} words say True. That is the end of the tour; keep exploring with ` +
-        'the example pairs and the views below the chart.');
+        `with it, ${rope.same} of ${rope.paired} words say True. Next: the whole architecture the module’s claim ` +
+        'is about.');
       return lines;
     },
+  },
+  {
+    title: 'A whole transformer: depth keeps the identity',
+    set: (state, form) => transformerView(state, form, {}),
+    intro: ({ state }) => `The lab now runs GPT-2’s architecture instead of one head: ${state.layers} blocks, each ` +
+      `with LayerNorm, ${state.heads}-head attention with an output projection, a GELU MLP and residual ` +
+      'connections. Positional information and the mask are off.',
+    question: (ctx) => `After ${ctx.state.layers} blocks, will ${W(ctx)} come out as the same vector in both sentences?`,
+    choices: SAME_DIFF,
+    answer: wordAnswer,
+    reveal: aboutWord((ctx, p) => {
+      const { result, state } = ctx;
+      const lines = [claim(p)];
+      if (!result.layers) return [...lines, 'The model is the one head now: switch to transformer blocks to see this.'];
+      const blocks = blockTally(result, p);
+      lines.push(`${blocks.text} (the block-by-block picture under the verdicts).`);
+      const deep = ctx.verdict({ layers: ctx.form.property('layers').max });
+      const deepWord = followed(deep, state);
+      if (blocks.all && p.allclose && !state.positions && !state.causal) {
+        lines.push('Everything in a block except attention works on each word alone, and attention with neither ' +
+          'positions nor a mask sees the words as a set: stacking blocks cannot tell the two orders apart. ' +
+          `With ${ctx.form.property('layers').max} blocks: ${TF(deepWord?.allclose)}. So the module’s claim holds for ` +
+          'a transformer without positions and without a mask: an encoder.');
+      } else {
+        const causes = otherCauses(ctx);
+        lines.push(`With ${ctx.form.property('layers').max} blocks: ${TF(deepWord?.allclose)}.` +
+          (causes.length ? ` Here ${list(causes)}.` : ''));
+      }
+      return lines;
+    }),
+  },
+  {
+    title: 'GPT-2’s mask: order without positions',
+    set: (state, form) => transformerView(state, form, { causal: true }),
+    intro: () => 'The same blocks, still without positional information, now with the causal mask GPT-2 uses: ' +
+      'each word attends only to itself and the words before it.',
+    question: (ctx) => `Will ${W(ctx)} be identical in both sentences now?`,
+    choices: SAME_DIFF,
+    answer: wordAnswer,
+    reveal: aboutWord((ctx, p) => {
+      const { result, state } = ctx;
+      const lines = [claim(p)];
+      if (!result.layers) return [...lines, 'The model is the one head now: switch to transformer blocks to see this.'];
+      const blocks = blockTally(result, p);
+      if (!p.allclose && blocks.none && state.causal && !state.positions) {
+        const first = result.layers[0].pairs[p.index_a];
+        lines.push(`It differs from block 1 on (cosine distance ${sig(first.cosine_distance, 2)} after block 1). ` +
+          'GPT-2 is such a causal decoder: even without its position table it is not order-blind, because the ' +
+          'mask alone tells it the order. The module’s “no matter how large” holds for an encoder, not for GPT-2.');
+      } else {
+        lines.push(`${blocks.text}.`);
+      }
+      // What the weight scale does to it, computed for both ends.
+      const at = (weightStd) => followed(ctx.verdict({ weightStd }), state);
+      const small = at(ctx.form.defaultState().weightStd);
+      const large = at(1);
+      if (small && large) {
+        lines.push(`How much it differs depends on the weights: at GPT-2’s initial weight scale ` +
+          `${ctx.form.defaultState().weightStd} the attention is nearly uniform and the cosine distance is ` +
+          `${sig(small.cosine_distance, 2)}; at weight scale 1 attention is peaked and it is ${sig(large.cosine_distance, 2)}. ` +
+          'That is the end of the tour; keep exploring with the example pairs and the views below the chart.');
+      }
+      return lines;
+    }),
   },
 ];
 
@@ -372,6 +452,7 @@ if (STEPS.length !== TOUR_STEPS) throw new Error(`tour_length.js says ${TOUR_STE
 const SETTING_WORDS = {
   a: 'sentence A', b: 'sentence B', offsetA: 'where A starts', offsetB: 'where B starts',
   positions: 'positional information', scheme: 'the kind of signal', scale: 'the magnitude', causal: 'the causal mask',
+  model: 'the model', layers: 'the number of blocks', weightStd: 'the weight scale',
 };
 
 // What differs between the lab's state and step k's setup (e.g. a reload

@@ -10,7 +10,7 @@ import { wordsOf, excerpt, divisorsOf } from '../app/state.js';
 // Typed fields: state property -> input id (its message has id `${id}-error`).
 export const TYPED = {
   a: 'sentence-a', b: 'sentence-b', offsetA: 'offset-a', offsetB: 'offset-b', scale: 'scale-text', dim: 'dim',
-  seed: 'seed', rtol: 'rtol', atol: 'atol',
+  seed: 'seed', rtol: 'rtol', atol: 'atol', layers: 'layers', weightStd: 'weight-std',
 };
 // The magnitude slider's range, as powers of ten (index.html's min and max).
 const SLIDER = { min: -9, max: 3 };
@@ -80,6 +80,9 @@ export function createControls(doc, form) {
     setText($('causal-state'), lab.causal ? 'on' : 'off');
     doc.documentElement.classList.toggle('positions-off', !lab.positions);
     for (const radio of doc.querySelectorAll('input[name="scheme"]')) setChecked(radio, radio.value === lab.scheme);
+    for (const radio of doc.querySelectorAll('input[name="model"]')) setChecked(radio, radio.value === lab.model);
+    const headModel = lab.model !== 'transformer';
+    if (doc.documentElement.classList.contains('model-head') !== headModel) doc.documentElement.classList.toggle('model-head', headModel);
     const slider = $('scale-slider');
     const exponent = lab.scale > 0 ? Math.log10(lab.scale) : SLIDER.min;
     const position = Math.min(SLIDER.max, Math.max(SLIDER.min, exponent));

@@ -1,7 +1,8 @@
 // export.js - taking the numbers away: "Copy as NumPy" (the script from
 // numpy_script.js, through the clipboard or, where the browser refuses, in a
 // dialog with the text selected), and downloads of the current numbers as
-// JSON (the CLI's `--json --full --sweep` shape) and CSV, and of the chart as
+// JSON (the CLI's `--json --full --sweep` shape) and CSV (with the
+// transformer's figures after each block), and of the chart as
 // PNG. Downloads are Blob URLs on an <a download>; nothing leaves the page.
 import { track } from '../browser/loading.js';
 
@@ -43,13 +44,23 @@ export function toCsv(result) {
     row(['setting', 'value']),
     row(['sentence_a', c.sentence_a.join(' ')]),
     row(['sentence_b', c.sentence_b.join(' ')]),
-    ...['offset_a', 'offset_b', 'dim', 'heads', 'seed', 'scheme', 'scale', 'causal', 'rtol', 'atol'].map((k) => row([k, c[k]])),
+    ...['offset_a', 'offset_b', 'dim', 'heads', 'seed', 'scheme', 'scale', 'causal', 'rtol', 'atol', 'model', 'layers', 'weight_std']
+      .map((k) => row([k, c[k]])),
     '',
     row(['row', 'word', 'index_a', 'index_b', 'allclose', 'max_abs_diff', 'cosine_distance']),
     ...result.pairs.map((p) => row(['pair', p.word, p.index_a, p.index_b, p.allclose, p.max_abs_diff, p.cosine_distance])),
     row(['mean', '', '', '', result.mean.allclose, result.mean.max_abs_diff, result.mean.cosine_distance]),
     row(['bag_of_vectors', '', '', '', result.baseline.allclose, result.baseline.max_abs_diff, result.baseline.cosine_distance]),
   ];
+  if (result.layers) {
+    // the transformer's residual stream after each block, compared like the outputs
+    const figures = (f) => (f ? [f.allclose, f.max_abs_diff, f.cosine_distance] : ['', '', '']);
+    lines.push('', row(['block', 'row', 'word', 'index_a', 'index_b', 'allclose', 'max_abs_diff', 'cosine_distance']));
+    result.layers.forEach((layer, b) => {
+      result.pairs.forEach((p, k) => lines.push(row([b + 1, 'pair', p.word, p.index_a, p.index_b, ...figures(layer.pairs[k])])));
+      lines.push(row([b + 1, 'mean', '', '', '', ...figures(layer.mean)]));
+    });
+  }
   if (result.sweep) {
     const s = result.sweep;
     const curves = [{ name: 'mean', points: s.mean }]
@@ -124,13 +135,25 @@ export function createExport(root, dialog, get) {
   const copy = root.querySelector('#copy-numpy');
   for (const early of ['pointerenter', 'pointerdown', 'focus']) copy.addEventListener(early, loadScriptWriter, { once: true });
   copy.addEventListener('click', copyNumpy);
-  root.querySelector('#download-json').addEventListener('click', () => {
-    const result = get.everything();
+  // everything() may be a promise (a transformer's, computed in a worker).
+  async function numbers() {
+    say('Preparing the numbers…');
+    try {
+      return await get.everything();
+    } catch (e) {
+      say(`Could not compute the numbers: ${e?.message ?? 'the page moved on'}`);
+      return null;
+    }
+  }
+  root.querySelector('#download-json').addEventListener('click', async () => {
+    const result = await numbers();
+    if (!result) return;
     download(fileName(result.config, 'json'), new Blob([`${JSON.stringify(result, null, 1)}\n`], { type: 'application/json' }));
     say('Downloaded the numbers as JSON');
   });
-  root.querySelector('#download-csv').addEventListener('click', () => {
-    const result = get.everything();
+  root.querySelector('#download-csv').addEventListener('click', async () => {
+    const result = await numbers();
+    if (!result) return;
     download(fileName(result.config, 'csv'), new Blob([toCsv(result)], { type: 'text/csv' }));
     say('Downloaded the numbers as CSV');
   });

@@ -1,0 +1,105 @@
+// blocks.js - the transformer's block-by-block picture: the cosine distance
+// between the two sentences for the followed word and the sentence mean
+// after each block and at the output (log scale; filled dots False, rings
+// True, so colour is never the only signal), the same figures as a table
+// (its text alternative), and what they say in words (teach/blocks_story.js).
+// An SVG styled from the page's CSS, so dark mode and 375 px just work.
+import { sig } from '../app/format.js';
+import { blockSeries, blocksStory } from '../teach/blocks_story.js';
+import { setText, el } from './dom.js';
+
+const SVG = 'http://www.w3.org/2000/svg';
+// The SVG's own coordinates (its viewBox, index.html): room for the labels.
+const BOX = { width: 360, height: 170, left: 46, right: 12, top: 10, bottom: 30 };
+// Cosine distances of 0 or tiny negatives (rounding) are drawn on the floor.
+const FLOOR_EXP = -17;
+const TOP_EXP = 0.4; // a cosine distance is at most 2
+const TICKS = [-16, -12, -8, -4, 0];
+
+function svg(tag, attrs, text) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+const yOf = (cosine) => {
+  const exp = cosine > 0 ? Math.min(TOP_EXP, Math.max(FLOOR_EXP, Math.log10(cosine))) : FLOOR_EXP;
+  const h = BOX.height - BOX.top - BOX.bottom;
+  return BOX.top + h * (TOP_EXP - exp) / (TOP_EXP - FLOOR_EXP);
+};
+
+const verdictText = (p) => (p ? (p.allclose ? 'True' : 'False') : '–');
+const distanceText = (p) => (p ? sig(p.cosine) : '–');
+
+export function createBlocks(root) {
+  const chart = root.querySelector('#blocks-chart');
+  const story = root.querySelector('#blocks-story');
+  const caption = root.querySelector('#blocks-chart-label');
+  const legendWord = root.querySelector('.blocks-legend-word');
+  const body = root.querySelector('tbody');
+  const wordHead = root.querySelector('.blocks-col-word');
+  let shown = { result: null, word: -1 };
+
+  function draw(series) {
+    const n = series.labels.length;
+    const w = BOX.width - BOX.left - BOX.right;
+    const xOf = (i) => BOX.left + (n === 1 ? w / 2 : (w * i) / (n - 1));
+    const parts = [];
+    for (const exp of TICKS) {
+      const y = yOf(10 ** exp);
+      parts.push(svg('line', { class: 'bl-grid', x1: BOX.left, x2: BOX.width - BOX.right, y1: y, y2: y }));
+      parts.push(svg('text', { class: 'bl-tick', x: BOX.left - 4, y: y + 3.5, 'text-anchor': 'end' }, exp === 0 ? '1' : `1e${exp}`));
+    }
+    // Every label when they fit; at 12 blocks every other one, and the output.
+    const step = n > 9 ? 2 : 1;
+    series.labels.forEach((label, i) => {
+      if (i % step === 0 || i === n - 1) {
+        parts.push(svg('text', { class: 'bl-tick', x: xOf(i), y: BOX.height - BOX.bottom + 13, 'text-anchor': 'middle' }, label));
+      }
+    });
+    parts.push(svg('text', { class: 'bl-axis', x: BOX.left + w / 2, y: BOX.height - 3, 'text-anchor': 'middle' },
+      'after block … and at the output'));
+    const line = (points, cls) => {
+      const xy = points.map((p, i) => (p ? `${xOf(i).toFixed(1)},${yOf(p.cosine).toFixed(1)}` : null)).filter(Boolean);
+      if (xy.length) parts.push(svg('polyline', { class: `bl-line ${cls}`, points: xy.join(' ') }));
+      points.forEach((p, i) => {
+        if (p) parts.push(svg('circle', { class: `bl-dot ${cls} ${p.allclose ? 'is-true' : 'is-false'}`, cx: xOf(i), cy: yOf(p.cosine), r: 3.6 }));
+      });
+    };
+    line(series.mean_points, 'bl-mean');
+    if (series.paired) line(series.word_points, 'bl-word');
+    chart.replaceChildren(...parts);
+  }
+
+  function table(series) {
+    wordHead.textContent = `“${series.word}”: cosine distance`;
+    body.replaceChildren(...series.labels.map((label, i) => {
+      const row = el('tr');
+      const head = el('th', '', label === 'out' ? 'output' : `block ${label}`);
+      head.scope = 'row';
+      row.append(head);
+      const w = series.word_points[i];
+      const m = series.mean_points[i];
+      for (const text of [distanceText(w), verdictText(w), distanceText(m), verdictText(m)]) row.append(el('td', '', text));
+      return row;
+    }));
+  }
+
+  // result: a transformer's (with `layers`); state: the lab's.
+  function render(result, state) {
+    if (!result.layers || (shown.result === result && shown.word === state.word)) return;
+    shown = { result, word: state.word };
+    const series = blockSeries(result, state.word);
+    const lines = blocksStory(result, state);
+    setText(story, lines.join(' '));
+    setText(legendWord, `“${series.word}”`);
+    setText(caption, `Cosine distance between the sentences after each of the ${result.layers.length} ` +
+      `block${result.layers.length === 1 ? '' : 's'} (before the final LayerNorm) and at the output, on a log scale; ` +
+      '0 and rounding-level values sit on the floor.');
+    draw(series);
+    table(series);
+  }
+
+  return { render };
+}
