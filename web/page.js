@@ -234,16 +234,15 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   }
 
   // While the worker computes, the figures shown are the previous state's:
-  // said so in a line whose room is kept while a transformer is shown, so
-  // that saying it does not lay out the page below again (at 64 words that
-  // alone took a long task).
+  // said so in a line that floats above the page (style.css), so that
+  // saying it lays nothing out again.
   function showPending(pending, lab) {
     setAttr($('verdicts'), 'aria-busy', String(pending));
     setHidden($('run-status'), lab.model !== 'transformer');
     $('run-status').classList.toggle('idle', !pending);
     if (pending) {
       setText($('run-status'), `Computing ${lab.layers} transformer block${lab.layers === 1 ? '' : 's'} for these ` +
-        `settings${shown ? '; the figures below are still the previous settings’ ones' : ''}…`);
+        `settings${shown ? '; the figures shown are still the previous settings’ ones' : ''}…`);
     }
   }
 
