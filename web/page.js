@@ -215,10 +215,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     const running = model.runningKey();
     const key = JSON.stringify(model.configOf(lab));
     if (running === key && (model.runningFull() || !full)) return; // asked already
-    if (running !== null) {
-      runs.restart();
-      runStats.dropped += 1;
-    }
+    if (running !== null) runs.restart(); // or, if it is still starting, it skips the stale run itself
     // The verdicts first: a transformer's chart in the other worker would
     // halve their speed on a two-core machine; it starts again once they are shown.
     if (model.offThreadBusy() && model.offThreadIsTransformer()) transformerWorkers.chart?.restart();
@@ -229,7 +226,12 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     }, (e) => {
       if (e instanceof Error) showFailure(doc, 'The lab could not compute this', e);
       else if (e?.broken) render(store.get()); // the page computes from now on
-      // {stale}: the page has moved on and asked for the newer run
+      else if (e?.stale) {
+        // the page has moved on and asked for a newer run, or (if none is
+        // on its way) this one is asked for again on a fresh copy
+        runStats.dropped += 1;
+        if (model.runningKey() === null) render(store.get());
+      }
     });
   }
 
@@ -260,8 +262,11 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
       panels.exporter.render({ hasChart: Boolean(plot) });
     }
     if (isOpen('why')) {
+      // The panel's claims are about what a scheme does to one attention's
+      // scores: they are computed with the module's head whatever the model
+      // (a transformer's runs there would block the page at 12 blocks).
       const panel = why.get();
-      if (panel) panel.panel.render(panel.claims(model.configOf(lab), panel.panel.choice()));
+      if (panel) panel.panel.render(panel.claims({ ...model.configOf(lab), model: 'head' }, panel.panel.choice()));
       else why.load();
     }
     const transformer = lab.model === 'transformer';

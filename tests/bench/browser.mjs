@@ -116,6 +116,105 @@ async function keystrokes(page, count) {
 }
 
 const WORKLOADS = [['(b) 16 words, d 64', 16, 64], ['(c) 64 words, d 512', 64, 512]];
+
+// Issue 14's transformer workloads: (d) 16 words, d 64, 4 blocks, 4 heads;
+// (e) 64 words, d 512, 12 blocks, 8 heads (RoPE at magnitude 1).
+export const TRANSFORMER_WORKLOADS = [['(d) 16 words, d 64, 4 blocks, 4 heads', 16, 64, 4, 4],
+  ['(e) 64 words, d 512, 12 blocks, 8 heads', 64, 512, 12, 8]];
+const transformerHash = (n, d, layers, heads) => `${hashOf(n, d, 'rope', heads)}&model=transformer&layers=${layers}`;
+
+// Opens a transformer page and waits for its verdicts only (at (e) its
+// chart takes minutes: a hundred runs of a second). The run worker is
+// never refused: Chromium cannot throttle it, so under throttling only the
+// page's own thread is slowed, which is what the long-task target is about.
+async function openTransformer(context, url, throttle) {
+  const page = await context.newPage();
+  await page.addInitScript(() => {
+    window.longTasks = [];
+    new PerformanceObserver((list) => { for (const e of list.getEntries()) window.longTasks.push({ start: e.startTime, ms: e.duration }); })
+      .observe({ type: 'longtask', buffered: true });
+  });
+  if (throttle > 1) {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: throttle });
+    await page.route('**/sweep_worker.js', (route) => route.abort());
+  }
+  await page.goto(url);
+  await page.waitForFunction(() => document.documentElement.dataset.ready &&
+    document.getElementById('verdicts').getAttribute('aria-busy') === 'false', null, { timeout: 120000 });
+  return page;
+}
+
+// In the page: 20 slider steps, one a frame (a fast drag), each timed as
+// sliderSteps() does; then the longest main-thread task seen during them
+// (0 if none reached the 50 ms a long task starts at), and how long after
+// the last step the final state's verdicts were shown, against one run of
+// the worker's for that state.
+async function fastSteps(page) {
+  return page.evaluate(async () => {
+    const slider = document.getElementById('scale-slider');
+    const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+    const busy = () => document.getElementById('verdicts').getAttribute('aria-busy') === 'true';
+    const times = [];
+    const start = performance.now();
+    for (let i = 0; i < 20; i++) {
+      await frame();
+      const t0 = performance.now();
+      slider.value = String(Number(slider.value) - 0.05);
+      slider.dispatchEvent(new Event('input', { bubbles: true }));
+      document.body.getBoundingClientRect();
+      times.push(performance.now() - t0);
+    }
+    const last = performance.now();
+    while (busy()) await frame();
+    const latency = performance.now() - last;
+    await new Promise((r) => setTimeout(r, 100)); // long-task entries arrive a moment later
+    const during = window.longTasks.filter((t) => t.start + t.ms > start && t.start < last);
+    return { times, longest: Math.max(0, ...during.map((t) => t.ms)), latency, runMs: window.poslabDebug.transformerRuns().lastMs };
+  });
+}
+
+// The transformer in the page: (d)'s slider steps (200, as for (b)) and
+// (e)'s fast drags, at full speed and under THROTTLE.
+export async function transformerBench(context, origin, { quick = false } = {}) {
+  const out = [];
+  for (const throttle of [1, THROTTLE]) {
+    const [[dLabel, ...d], [eLabel, ...e]] = TRANSFORMER_WORKLOADS;
+    const dRow = { label: dLabel, throttle, slider: [], rounds: [] };
+    const eRow = { label: eLabel, throttle, steps: [], rounds: [] };
+    for (let round = 0; round < (quick ? 1 : ROUNDS); round++) {
+      let page = await openTransformer(context, `${origin}/?debug${transformerHash(...d)}`, throttle);
+      const slider = await sliderSteps(page, quick ? 20 : 200);
+      dRow.slider.push(...slider);
+      dRow.rounds.push({ slider: percentile(slider, 95) });
+      await page.close();
+      page = await openTransformer(context, `${origin}/?debug${transformerHash(...e)}`, throttle);
+      const drag = await fastSteps(page);
+      eRow.steps.push(...drag.times);
+      eRow.rounds.push({ longest: drag.longest, latency: drag.latency, runMs: drag.runMs, slider: percentile(drag.times, 95) });
+      await page.close();
+    }
+    out.push(dRow, eRow);
+  }
+  return out;
+}
+
+export function transformerMarkdown(rows) {
+  const f = (x) => (x < 10 ? x.toFixed(2) : x.toFixed(0));
+  const lines = ['| workload | CPU | slider step median | slider step p95 | longest main-thread task in 20 fast steps | ' +
+    'final verdicts after the last step | one run in the worker | rounds |', '|:---|:---|---:|---:|---:|---:|---:|---:|'];
+  for (const row of rows) {
+    const cpu = row.throttle > 1 ? `${row.throttle}x slower` : 'full speed';
+    if (row.slider) {
+      lines.push(`| ${row.label} | ${cpu} | ${f(percentile(row.slider, 50))} | ${f(roundP95(row, 'slider'))} | | | | ${row.rounds.length} |`);
+    } else {
+      const each = (what) => row.rounds.map((r) => (r[what] === 0 ? 'none over 50' : f(r[what]))).join(', ');
+      lines.push(`| ${row.label} | ${cpu} | ${f(percentile(row.steps, 50))} | ${f(roundP95(row, 'slider'))} | ${each('longest')} | ` +
+        `${each('latency')} | ${each('runMs')} | ${row.rounds.length} |`);
+    }
+  }
+  return lines;
+}
 const SCHEMES = ['none', 'random', 'sinusoidal', 'rope', 'alibi'];
 
 export async function browserBench({ quick = false } = {}) {
@@ -213,7 +312,8 @@ export async function browserBench({ quick = false } = {}) {
       blankPage.push(await firstPaint(blank));
       await blank.close();
     }
-    return { rows, schemes, first, painted, staticPage, blankPage, loaded: [...loaded] };
+    const transformer = await transformerBench(context, origin, { quick });
+    return { rows, schemes, first, painted, staticPage, blankPage, loaded: [...loaded], transformer };
   } finally {
     await browser.close();
     server.close();
@@ -252,7 +352,18 @@ export function browserMarkdown({ rows, schemes, first, painted, staticPage, bla
   return lines;
 }
 
-if (process.argv[1] === new URL(import.meta.url).pathname) {
+if (process.argv[1] === new URL(import.meta.url).pathname && process.argv.includes('--transformer')) {
+  // only the transformer's rows: node tests/bench/browser.mjs --transformer [--quick]
+  const { server, origin } = await serveDir(SITE);
+  const browser = await launch();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const rows = await transformerBench(context, origin, { quick: process.argv.includes('--quick') });
+  console.log(transformerMarkdown(rows).join('\n'));
+  console.log(JSON.stringify(rows.map((r) => ({ label: r.label, throttle: r.throttle, rounds: r.rounds }))));
+  await browser.close();
+  server.close();
+} else if (process.argv[1] === new URL(import.meta.url).pathname) {
   const result = await browserBench({ quick: process.argv.includes('--quick') });
   console.log(browserMarkdown(result).join('\n'));
+  console.log(['', ...transformerMarkdown(result.transformer)].join('\n'));
 }

@@ -22,7 +22,7 @@ import { gzipSync } from 'node:zlib';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { browserBench, browserMarkdown, percentile, roundP95 } from './browser.mjs';
+import { browserBench, browserMarkdown, transformerMarkdown as pageTransformerMarkdown, percentile, roundP95 } from './browser.mjs';
 import { simdBench, simdMarkdown } from './simd.mjs';
 import { lighthouseBench, lighthouseMarkdown } from './lighthouse.mjs';
 import { transformerBench, transformerMarkdown, transformerTargets } from './transformer.mjs';
@@ -423,6 +423,18 @@ out('Measured with the Performance API inside the page (tests/bench/browser.mjs)
 out();
 for (const line of browserMarkdown(page)) out(line);
 out();
+out('### Transformer blocks in the page (issue 14)');
+out();
+out('The transformer has no shortcut through a slider step: every magnitude is a new run of every block. A run ' +
+    'expected to take over 8 ms goes to a worker (web/run_worker.js); each new state drops the run before it (the ' +
+    'worker is ended and a spare, already started, takes over), and the chart\'s sweep waits in a second worker ' +
+    'while the verdicts are computed. (d) is timed as the slider steps above; (e) as a fast drag: 20 steps, one a ' +
+    'frame, with the longest main-thread task during them (PerformanceObserver \'longtask\', which reports tasks ' +
+    'of 50 ms and more) and the time from the last step to the final state\'s verdicts on the page, beside one run ' +
+    'of the worker\'s. Chromium cannot throttle workers, so under throttling the runs themselves keep full speed.');
+out();
+for (const line of pageTransformerMarkdown(page.transformer)) out(line);
+out();
 
 // what the SIMD core gains over the fallback (simd.mjs)
 for (const line of simdMarkdown(await simdBench({ quick }))) out(line);
@@ -517,6 +529,27 @@ targets.push(...transformerTargets(transformer));
 out('## Targets of issue 6 measured here');
 out();
 table(['target', 'verdict', 'measured'], targets);
+
+// Issue 14's page targets, in their own table: (d) like (b); (e) never blocks.
+const transformerTargets = [];
+for (const row of page.transformer) {
+  const cpu = row.throttle > 1 ? `, CPU ${row.throttle}x slower` : '';
+  const each = (what) => row.rounds.map((r) => num(r[what], 3)).join(', ');
+  if (row.slider) {
+    transformerTargets.push([`slider step p95 under 16 ms, ${row.label}${cpu}`, verdict(roundP95(row, 'slider') < 16),
+      `p95 ${num(roundP95(row, 'slider'), 3)} ms (rounds: ${each('slider')})`]);
+    continue;
+  }
+  const longest = Math.max(...row.rounds.map((r) => r.longest));
+  transformerTargets.push([`no main-thread task over 50 ms during 20 fast slider steps, ${row.label}${cpu}`, verdict(longest <= 50),
+    longest === 0 ? `no long task in ${row.rounds.length} rounds` : `longest ${num(longest, 3)} ms (rounds: ${each('longest')})`]);
+  const late = row.rounds.map((r) => r.latency - r.runMs);
+  transformerTargets.push([`final verdicts within one run + 100 ms, ${row.label}${cpu}`, verdict(late.every((x) => x <= 100)),
+    `after the last step: ${each('latency')} ms; one run in the worker: ${each('runMs')} ms`]);
+}
+out('## Targets of issue 14 measured here');
+out();
+table(['target', 'verdict', 'measured'], transformerTargets);
 out('NumPy and plain JS agreed with the core before timing: ' +
     WORKLOADS.map((w) => {
       const r = results[w.id];

@@ -260,8 +260,11 @@ test('a large transformer never blocks the page: no long task during fast slider
     steps = await drag();
     assert.equal(steps.busy, 'true', 'the verdicts say they are being computed');
     assert.match(steps.status, /Computing 12 transformer blocks/);
-    assert.deepEqual(steps.runs, { asked: 20, dropped: 19, finished: 1 },
-      'one run asked per step, each dropping the one before; only the final state computed to the end');
+    // One run asked per step, each dropping the one before; only the final
+    // state's computed to the end. (A worker that began a run just before
+    // it heard of a newer one drops it and the newer one is asked again.)
+    const { asked, dropped, finished } = steps.runs;
+    assert.ok(finished === 1 && asked >= 20 && asked <= 30 && dropped === asked - 1, JSON.stringify(steps.runs));
     if (clean(steps)) break;
   }
   if (!clean(steps)) {

@@ -148,7 +148,7 @@ export class Model {
     if (this.running?.key === key && (this.running.full || !full)) return this.running.promise;
     const request = { key, full };
     const finished = () => { if (this.running === request) this.running = null; };
-    request.promise = call({ run: full ? { ...config, full: true } : config }).then(({ result, ms }) => {
+    request.promise = call({ run: full ? { ...config, full: true } : config }, undefined, { latestOnly: true }).then(({ result, ms }) => {
       finished();
       this.lastWorkerRunMs = ms;
       this.runs.set(key, result);
