@@ -103,8 +103,14 @@ test('axe: no serious or critical violation in any view', async () => {
   await check('dark, positions on, everything open');
   await setHash(page, 'pos=0&causal=1');
   await check('dark, positions off, everything open');
+  await setHash(page, 'pos=0&causal=1&dim=16&heads=2&model=transformer&layers=4');
+  await openAllDetails(page); // the block-by-block table too
+  await check('dark, transformer blocks, everything open');
   await scheme('light');
+  await check('transformer blocks, everything open');
   await page.setViewportSize({ width: 375, height: 812 });
+  await setHash(page, 'pos=1&scheme=rope&dim=16&heads=2&model=transformer&layers=4');
+  await check('375 px, transformer blocks');
   await setHash(page, 'pos=1&scheme=rope');
   await check('375 px, positions on');
   await page.setViewportSize({ width: 1280, height: 900 });
