@@ -1,5 +1,5 @@
 // tour_length.js - how many steps the guided tour has. The page needs the
-// number from the start (links to a step, "Resume the tour (step 3 of 9)"),
+// number from the start (links to a step, "Resume the tour (step 3 of 11)"),
 // but the steps themselves, the page's largest module, load only when the
 // tour is opened; tour_steps.js refuses to load if the two disagree.
-export const TOUR_STEPS = 9;
+export const TOUR_STEPS = 11;
