@@ -58,7 +58,7 @@ async function until(page, fn, what, timeout = 20000) {
 const settled = (page) => until(page, () => {
   const root = document.documentElement;
   const plot = document.getElementById('plot');
-  return root.hasAttribute('data-ready') && root.dataset.hash !== 'pending' &&
+  return root.hasAttribute('data-ready') && root.dataset.hash !== 'pending' && root.dataset.loading === undefined &&
     (plot.hidden || plot.getAttribute('aria-busy') !== 'true') &&
     document.querySelector('.verdict-table').getAttribute('aria-busy') !== 'true';
 }, 'the lab to settle');
@@ -82,7 +82,8 @@ const chartInk = (page) => page.evaluate(() => {
 
 // A student's path through the single file at `url` on `page`: True on
 // open; positional information on gives False and 0.9416 for "man"; the
-// chart is drawn; the Why panel opens. Returns what it saw.
+// chart is drawn; the parts the site loads on demand (the Why panel, the
+// guided tour, the heatmaps) open from inside the file. Returns what it saw.
 export async function walkSingleFile(page, url) {
   const problems = watchOffline(page, url);
   await page.goto(url);
@@ -102,6 +103,14 @@ export async function walkSingleFile(page, url) {
   await until(page, () => document.querySelector('#why .why-block:not([hidden])') !== null, 'the Why panel');
   await settled(page);
   assert.ok((await page.evaluate(() => document.getElementById('why-body').textContent)).length > 200, 'the Why panel has its text');
+  await page.evaluate(() => document.getElementById('tour-start').click());
+  await until(page, () => !document.getElementById('tour').hidden && document.querySelector('.tour-title').textContent !== '',
+    'the guided tour');
+  await page.evaluate(() => document.querySelector('#tour .tour-skip').click());
+  await settled(page);
+  await page.evaluate(() => document.querySelector('#heatmap summary').click());
+  await until(page, () => document.querySelectorAll('#heat-a td').length >= 9, 'the heatmaps');
+  await settled(page);
   assert.deepEqual(problems, []);
   return { opened, on, chart };
 }

@@ -5,8 +5,9 @@
 //   node web/dist/single_file.mjs <site folder> <page sources> <out.html>
 //
 // The page's modules are bundled as for the site, but with nothing left
-// outside: the Why panel and Chart.js (loaded lazily on the site) become
-// parts of the one script that run when first asked for, and bundled.js is
+// outside: what the site loads on demand (Chart.js, the Why panel, the tour,
+// the heatmaps, Copy as NumPy's writer) becomes parts of the one script that
+// run when first asked for, and bundled.js is
 // replaced by a module that carries both compiled cores as base64 (the file
 // cannot know which browser will open it, and a browser without SIMD must
 // still work; each decodes only the one it runs). There is no sweep worker:
