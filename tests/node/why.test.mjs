@@ -246,17 +246,23 @@ test('ALiBi\'s runs differ only in scale and mask, so the core draws and project
 
 test('createOwnLabClaims: null until its own lab is made, then the claims; a failure is returned, not thrown', async () => {
   let readyCalls = 0;
+  let ready;
   const made = [];
-  const own = createOwnLabClaims(async () => { made.push(1); return createLab(); }, () => { readyCalls++; });
+  // the lab's compile takes what it takes (seconds on a loaded machine): wait for the call
+  const onReady = () => { readyCalls++; ready(); };
+  let isReady = new Promise((resolve) => { ready = resolve; });
+  const own = createOwnLabClaims(async () => { made.push(1); return createLab(); }, onReady);
   assert.equal(own(config(), {}), null);
   assert.equal(own(config(), {}), null);
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await isReady;
+  await new Promise((resolve) => setTimeout(resolve, 20)); // room for a second call, were there one
   assert.equal(made.length, 1, 'one lab');
   assert.equal(readyCalls, 1);
   assert.equal(own(config(), {}).shift.allclose, true);
-  const broken = createOwnLabClaims(() => Promise.reject(new Error('no WebAssembly')), () => { readyCalls++; });
+  isReady = new Promise((resolve) => { ready = resolve; });
+  const broken = createOwnLabClaims(() => Promise.reject(new Error('no WebAssembly')), onReady);
   assert.equal(broken(config(), {}), null);
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  await isReady;
   assert.equal(readyCalls, 2);
   assert.equal(broken(config(), {}).failed.message, 'no WebAssembly');
 });
