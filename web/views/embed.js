@@ -18,7 +18,7 @@ export const GROUPS = [
   { name: 'scheme', label: 'Kind of positional signal', height: 440 },
   { name: 'magnitude', label: 'Magnitude', height: 251 },
   { name: 'causal', label: 'Causal mask', height: 212 },
-  { name: 'model', label: 'Model (one head or transformer blocks)', height: 330 },
+  { name: 'model', label: 'Model (one head or transformer blocks)', height: 455 },
   { name: 'advanced', label: 'Advanced settings', height: 53 },
   { name: 'blocks', label: 'Transformer: block by block', height: 0, results: 0 },
   { name: 'plot', label: 'Chart', height: 0 },
