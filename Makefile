@@ -103,6 +103,7 @@ site: wasm wasm-nosimd
 	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/poslab.js
 	$(ESBUILD) $(BUILD)/wasm/poslab-core.js --minify --target=es2022 --outfile=$(SITE)/poslab-core.js
 	$(ESBUILD) web/style.css --minify --sourcemap --outfile=$(SITE)/style.css
+	$(ESBUILD) web/later.css --minify --sourcemap --outfile=$(SITE)/later.css
 	$(ESBUILD) web/vendor/chart.entry.js --bundle --minify --format=iife --target=es2020 \
 	  --legal-comments=eof --outfile=$(SITE)/vendor/chart.min.js
 	cp node_modules/chart.js/LICENSE.md $(SITE)/vendor/chart.js-LICENSE.md

@@ -15,10 +15,10 @@ import * as update from './app/store.js';
 import { createUrlSync } from './browser/url_sync.js';
 import { createTourMemory } from './browser/tour_memory.js';
 import { createSweeper } from './browser/sweeper.js';
-import { track } from './browser/loading.js';
+import { track, laterStyles } from './browser/loading.js';
 import { createPage, afterPaint, nextTask } from './page.js';
 import { TYPED, showFailure } from './views/controls.js';
-import { readView, applyView, createEmbedPanel } from './views/embed.js';
+import { readView, applyView } from './views/embed.js';
 import { createPermutation, createBaseline } from './views/permutation.js';
 import { createExport } from './views/export.js';
 import { createPlot } from './views/plot.js';
@@ -78,7 +78,17 @@ function wire({ store, form, model, page, tourMemory, tourActions, view }) {
   $('tour-start').addEventListener('click', () => tourActions.go(tourMemory.read() || 1));
   for (const id of ['heatmap', 'permutation', 'baseline']) $(id).addEventListener('toggle', () => page.render(store.get()));
   for (const id of ['heat-align', 'heat-head']) $(id).addEventListener('change', () => page.render(store.get()));
-  createEmbedPanel({ dialog: $('embed-dialog'), openButton: $('embed-open'), getHash: () => update.hashOf(store.get(), form), view });
+  // The Embed dialog's code loads on the first click of its button.
+  let embed = null;
+  $('embed-open').addEventListener('click', async () => {
+    try {
+      embed ??= track(Promise.all([import('./views/embed_dialog.js'), laterStyles()])).then(([{ createEmbedPanel }]) =>
+        createEmbedPanel({ dialog: $('embed-dialog'), getHash: () => update.hashOf(store.get(), form), view }));
+      (await embed).open();
+    } catch (e) {
+      showFailure(document, 'The Embed dialog could not be loaded', e);
+    }
+  });
 }
 
 // The tour panel's buttons; the step is kept for a later "Resume".

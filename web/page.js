@@ -8,7 +8,7 @@ import { createVerdicts } from './views/verdicts.js';
 import { createControls, showFailure } from './views/controls.js';
 import { createLab } from './poslab.js';
 import { setText, setHidden, setAttr } from './views/dom.js';
-import { track } from './browser/loading.js';
+import { track, laterStyles } from './browser/loading.js';
 
 // Resolves once the page has had a frame to paint what it has; the plain
 // timer covers pages that get no animation frames (hidden tabs, off-screen
@@ -38,7 +38,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     let loading = null;
     return {
       get: () => view,
-      load: () => (loading ??= track(load()).then((v) => { view = v; render(store.get()); },
+      load: () => (loading ??= track(Promise.all([load(), laterStyles()])).then(([v]) => { view = v; render(store.get()); },
         (e) => showFailure(doc, `${what} could not be loaded`, e))),
     };
   }

@@ -115,6 +115,7 @@ test('axe: no serious or critical violation in any view', async () => {
   await check('375 px, positions on');
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.click('#embed-open');
+  await page.waitForSelector('#embed-dialog[open]'); // its code loads on the first click
   await check('embed dialog open');
   await page.keyboard.press('Escape');
   await setHash(page, 'pos=1&scale=abc&zzz=1');
@@ -266,6 +267,7 @@ test('keyboard alone: every control in order with visible focus, no trap; Space 
   // focus comes back to its button.
   await page.focus('#embed-open');
   await page.keyboard.press('Enter');
+  await page.waitForSelector('#embed-dialog[open]'); // its code loads on the first click
   assert.ok(await page.isVisible('#embed-dialog'));
   assert.ok(await page.evaluate(() => document.getElementById('embed-dialog').contains(document.activeElement)));
   await page.keyboard.press('Escape');

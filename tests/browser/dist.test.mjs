@@ -7,7 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, serveDir, launch, watch, settled, verdictColumn } from './harness.mjs';
-import { iframeSnippet } from '../../web/views/embed.js';
+import { iframeSnippet } from '../../web/views/embed_dialog.js';
 
 const DIST = path.join(ROOT, 'dist');
 let python;

@@ -117,6 +117,7 @@ test('300+ state changes leak no listener, chart, node or WebAssembly memory', a
   await round();
   await page.fill('#scale-text', 'abc'); // a refused value makes its message once
   await page.click('#embed-open');
+  await page.waitForSelector('#embed-dialog[open]'); // its code loads on the first click
   await page.click('#embed-close');
   // Start and end in the same place: the tour (if any) left at step 1, the
   // lab at its defaults, drawn in every view (opened for that, then closed).
@@ -165,7 +166,11 @@ test('300+ state changes leak no listener, chart, node or WebAssembly memory', a
       () => { const select = $('plot-word'); select.value = String(Math.floor(rand() * select.options.length)); select.dispatchEvent(new Event('change', { bubbles: true })); },
       () => $('reverse-b').click(),
       () => { window.location.hash = `pos=1&scheme=rope&dim=${1 + Math.floor(rand() * 20)}`; },
-      () => { $('embed-open').click(); $('embed-close').click(); },
+      async () => { // the dialog's code loads on the first click
+        $('embed-open').click();
+        for (let t = 0; t < 400 && !$('embed-dialog').open; t++) await new Promise((resolve) => { setTimeout(resolve, 5); });
+        $('embed-close').click();
+      },
       // the teaching views, when the page has them: open or close one, and
       // take a step of the guided tour
       () => { const views = document.querySelectorAll('details.deep, #chart-data'); const d = views[Math.floor(rand() * views.length)]; if (d) d.open = !d.open; },
@@ -181,7 +186,7 @@ test('300+ state changes leak no listener, chart, node or WebAssembly memory', a
     ];
     let done = 0;
     for (let k = 0; k < 304; k++) {
-      steps[k % steps.length]();
+      await steps[k % steps.length]();
       done++;
       // a frame now and then: the chart's sweep runs after one
       if (k % 10 === 9) await frame();

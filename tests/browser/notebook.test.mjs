@@ -23,6 +23,7 @@ test('the Jupyter cell frames the HTML snippet\'s view, and the view opens as sh
   const { page, done } = await openPage(context, served.origin, '/#a=the+cat+sat&b=sat+the+cat&pos=1&scheme=sinusoidal&scale=0.001',
     { width: 375, height: 812 });
   await page.click('#embed-open');
+  await page.waitForSelector('#embed-dialog[open]'); // its code loads on the first click
   await page.check('#embed-hide input[value="intro"]');
   await page.fill('#embed-height', '900');
   const html = await page.inputValue('#embed-code');

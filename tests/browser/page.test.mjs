@@ -236,6 +236,7 @@ test('the URL reopens exactly the same view', async () => {
 
   // The Embed button gives an iframe snippet for this very state.
   await page.click('#embed-open');
+  await page.waitForSelector('#embed-dialog[open]'); // its code loads on the first click
   assert.ok(await page.isVisible('#embed-dialog'));
   assert.equal(await page.getAttribute('#embed-code', 'readonly'), '');
   const hash = new URL(url).hash.replace(/&/g, '&amp;');
@@ -612,6 +613,7 @@ test('375 px wide: no horizontal scrolling, even with long words', async () => {
   await type(page, '#sentence-a', `${long} bites man`);
   await type(page, '#sentence-b', `man bites ${long}`);
   await page.click('#embed-open');
+  await page.waitForSelector('#embed-dialog[open]'); // its code loads on the first click
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 375);
   await page.click('#embed-close');
   await done();

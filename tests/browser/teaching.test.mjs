@@ -247,6 +247,7 @@ test('the guided tour: eleven steps, each claim read from the live result, resum
 
   // The Embed dialog offers the new groups and keeps the tour step.
   await page.click('#embed-open');
+  await page.waitForSelector('#embed-dialog[open]'); // its code loads on the first click
   const boxes = await page.$$eval('#embed-hide input', (b) => b.map((x) => x.value));
   for (const name of ['tour', 'export', 'heatmap', 'permutation', 'baseline']) assert.ok(boxes.includes(name), name);
   await page.check('#embed-hide input[value="heatmap"]');

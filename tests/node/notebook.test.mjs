@@ -1,4 +1,4 @@
-// The Embed dialog's Jupyter cell (web/views/embed.js jupyterSnippet), run
+// The Embed dialog's Jupyter cell (web/views/embed_dialog.js jupyterSnippet), run
 // by Python itself: every link, whatever characters its hash holds, reaches
 // IPython's IFrame unchanged, with the dialog's width and height. The stub
 // of IPython.display.IFrame below has IPython's signature,
@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
-const { jupyterSnippet } = await import(`${WEB}views/embed.js`);
+const { jupyterSnippet } = await import(`${WEB}views/embed_dialog.js`);
 
 const stub = mkdtempSync(path.join(tmpdir(), 'poslab-ipython-'));
 after(() => rmSync(stub, { recursive: true, force: true }));

@@ -17,7 +17,8 @@ const { defaultState, parseHash, toHash, sentenceProblem, properties: PROPERTIES
 const { sig } = await import(`${WEB}app/format.js`);
 const { Model, SWEEP } = await import(`${WEB}app/model.js`);
 const { createLab } = await import(`${SITE}poslab.js`);
-const { readView, iframeSnippet } = await import(`${WEB}views/embed.js`);
+const { readView } = await import(`${WEB}views/embed.js`);
+const { iframeSnippet } = await import(`${WEB}views/embed_dialog.js`);
 
 test('defaults are the course module\'s first experiment, positions off', () => {
   assert.deepEqual(defaultState(), {

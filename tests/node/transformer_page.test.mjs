@@ -13,7 +13,7 @@ const { stateForm } = await import('../state_form.mjs');
 const { form, lab } = await stateForm();
 const { Model, QUICK_RUN_MS } = await import(`${WEB}app/model.js`);
 const { blockSeries, blocksStory } = await import(`${WEB}teach/blocks_story.js`);
-const { toCsv } = await import(`${WEB}views/export.js`);
+const { toCsv } = await import(`${WEB}app/csv.js`);
 const { createLab } = await import(`${SITE}poslab.js`);
 const option = (name) => lab.options.options.find((o) => o.name === name);
 

@@ -13,3 +13,21 @@ export function track(promise) {
   promise.then(done, done);
   return promise;
 }
+
+// later.css, the styles of the parts loaded on demand, fetched with the
+// first of them from beside the page's style.css. The single file has both
+// stylesheets inline and no style.css to find: nothing to fetch there.
+let later = null;
+export function laterStyles() {
+  const main = document.querySelector('link[rel="stylesheet"][href$="style.css"]');
+  if (!main) return Promise.resolve();
+  later ??= track(new Promise((resolve, reject) => {
+    const link = document.createElement('link');
+    link.rel = 'stylesheet';
+    link.href = new URL('later.css', main.href).href;
+    link.addEventListener('load', () => resolve());
+    link.addEventListener('error', () => reject(new Error(`${link.href} could not be loaded`)));
+    document.head.append(link);
+  }));
+  return later;
+}

@@ -48,7 +48,8 @@ const bundle = await build({
 });
 const chartLicense = readFileSync(path.join(web, '..', 'node_modules', 'chart.js', 'LICENSE.md'), 'utf8');
 const script = `${bundle.outputFiles[0].text}/* Chart.js, bundled above:\n${chartLicense.replaceAll('*/', '* /')}*/\n`;
-const style = read('style.css', 'utf8').replace(/\/\*# sourceMappingURL=[^*]*\*\/\s*$/, '');
+// both stylesheets: the page's, and later.css, which the site fetches when a part loaded on demand opens
+const style = ['style.css', 'later.css'].map((f) => read(f, 'utf8').replace(/\/\*# sourceMappingURL=[^*]*\*\/\s*$/, '')).join('\n');
 // esbuild escapes "</script" in what it prints; the stylesheet has no reason to hold "</style"
 if (/<\/script/i.test(script) || /<\/style/i.test(style)) throw new Error('single_file: a closing tag inside inline code');
 

@@ -1,9 +1,9 @@
 // embed.js - how the page is framed, not what it computes: ?embed=1 for
 // compact chrome inside an iframe, ?hide=a,b,c to hide control groups for a
-// lesson (like tensorflow/playground's *_hide flags), and the "Embed" panel
+// lesson (like tensorflow/playground's *_hide flags); the "Embed" dialog
 // that writes the iframe snippet, a Jupyter cell and the link for the
-// current view. These live in the query string; the lab's state lives in
-// the hash.
+// current view is embed_dialog.js. These live in the query string; the lab's
+// state lives in the hash.
 import { excerpt } from '../app/state.js';
 
 // Groups a lesson can hide (elements with data-group="name"), with the words
@@ -60,101 +60,4 @@ export function viewUrl(hash, { embed = false, hide = [] } = {}) {
   url.search = query.length ? `?${query.join('&')}` : '';
   url.hash = hash;
   return url.href;
-}
-
-const attribute = (s) => String(s).replace(/&/g, '&amp;').replace(/"/g, '&quot;')
-  .replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
-export function iframeSnippet(src, width, height) {
-  return `<iframe src="${attribute(src)}" width="${attribute(width)}" height="${attribute(height)}" ` +
-    'title="poslab" loading="lazy" style="border:0"></iframe>';
-}
-
-// A Jupyter notebook cell that shows the lab at `src` in its output: IPython's
-// IFrame writes an <iframe> like iframeSnippet's, so a notebook needs nothing
-// installed. A JSON string is also a Python string literal (quotes and
-// backslashes escaped); a size of digits alone is a number.
-const python = (value) => (/^\d+$/.test(String(value)) ? String(value) : JSON.stringify(String(value)));
-
-export function jupyterSnippet(src, width, height) {
-  return `from IPython.display import IFrame\nIFrame(${python(src)}, width=${python(width)}, height=${python(height)})`;
-}
-
-// A height that shows the embedded view of a three-word pair without inner
-// scrolling in an iframe about 800 px wide (measured there).
-export function suggestedHeight(hide) {
-  const controls = GROUPS.reduce((sum, g) => sum + (hide.has(g.name) ? 0 : g.height), 0);
-  const views = GROUPS.reduce((sum, g) => sum + (hide.has(g.name) ? 0 : g.results ?? 0), 0);
-  const results = 730 + (hide.has('plot') ? 0 : 382) + views;
-  return Math.max(controls, results) + 50;
-}
-
-async function copyText(text, field, status) {
-  try {
-    await navigator.clipboard.writeText(text);
-  } catch {
-    field.select(); // no clipboard permission (e.g. inside an iframe)
-    document.execCommand('copy');
-  }
-  status.textContent = 'Copied';
-  setTimeout(() => { status.textContent = ''; }, 2000);
-}
-
-// The Embed dialog. getHash() returns the current state's hash text.
-export function createEmbedPanel({ dialog, openButton, getHash, view }) {
-  const list = dialog.querySelector('#embed-hide');
-  const width = dialog.querySelector('#embed-width');
-  const height = dialog.querySelector('#embed-height');
-  const code = dialog.querySelector('#embed-code');
-  const jupyter = dialog.querySelector('#embed-jupyter');
-  const link = dialog.querySelector('#embed-link');
-  let heightEdited = false;
-
-  const boxes = GROUPS.map((group) => {
-    const label = document.createElement('label');
-    const box = document.createElement('input');
-    box.type = 'checkbox';
-    box.value = group.name;
-    box.checked = view.hide.has(group.name);
-    label.append(box, ` ${group.label}`);
-    list.append(label);
-    return box;
-  });
-
-  function refresh() {
-    const hide = new Set(boxes.filter((b) => b.checked).map((b) => b.value));
-    if (!heightEdited) height.value = String(suggestedHeight(hide));
-    const w = width.value.trim().replace(/px$/i, '');
-    const h = height.value.trim().replace(/px$/i, '');
-    const wOk = /^\d{1,5}%?$/.test(w);
-    const hOk = /^\d{1,5}$/.test(h);
-    width.setAttribute('aria-invalid', String(!wOk));
-    height.setAttribute('aria-invalid', String(!hOk));
-    const order = GROUPS.map((g) => g.name).filter((n) => hide.has(n));
-    const src = viewUrl(getHash(), { embed: true, hide: order });
-    const size = [wOk ? w : '100%', hOk ? h : String(suggestedHeight(hide))];
-    code.value = iframeSnippet(src, ...size);
-    jupyter.value = jupyterSnippet(src, ...size);
-    link.value = viewUrl(getHash(), { embed: view.embed, hide: [...view.hide] });
-  }
-
-  list.addEventListener('change', refresh);
-  width.addEventListener('input', refresh);
-  height.addEventListener('input', () => { heightEdited = true; refresh(); });
-  openButton.addEventListener('click', () => {
-    refresh();
-    dialog.showModal();
-    code.focus();
-    code.select();
-  });
-  dialog.querySelector('#embed-close').addEventListener('click', () => dialog.close());
-  dialog.querySelector('#embed-copy').addEventListener('click',
-    () => copyText(code.value, code, dialog.querySelector('#embed-copied')));
-  dialog.querySelector('#jupyter-copy').addEventListener('click',
-    () => copyText(jupyter.value, jupyter, dialog.querySelector('#jupyter-copied')));
-  dialog.querySelector('#link-copy').addEventListener('click',
-    () => copyText(link.value, link, dialog.querySelector('#link-copied')));
-  // A click on the backdrop closes the dialog.
-  dialog.addEventListener('click', (e) => { if (e.target === dialog) dialog.close(); });
-  return { refresh };
 }
