@@ -145,15 +145,11 @@ function comparisonLines(width) {
   ];
 }
 
-// config: the `config` object of a lab result (resolved words and scale).
-export function numpyScript(config, { link = '' } = {}) {
-  if (config.model === 'transformer') return transformerScript(config, { link });
-  const { sentence_a: a, sentence_b: b, dim, seed, scheme, scale, causal, rtol, atol } = config;
-  const { offset_a: offsetA = 0, offset_b: offsetB = 0, heads = 1 } = config;
-  const width = Math.max(4, ...a.map((w) => [...w].length));
-  const call = (X, positions) => `self_attention(${X}, Wq, Wk, Wv${inside(scheme) ? `, ${positions}` : ''})`;
+// The script's first lines, the same for both models: what it is, the
+// view's link, the imports and softmax.
+function prelude(title, link, scheme) {
   return [
-    '# Reproduces a poslab result with NumPy alone.',
+    title,
     ...(link ? [`# The same view in the lab: ${link}`] : []),
     ...(scheme === 'alibi' ? ['import math'] : []),
     'import numpy as np',
@@ -162,6 +158,18 @@ export function numpyScript(config, { link = '' } = {}) {
     '    e = np.exp(x - np.max(x, axis=-1, keepdims=True))',
     '    return e / e.sum(axis=-1, keepdims=True)',
     '',
+  ];
+}
+
+// config: the `config` object of a lab result (resolved words and scale).
+export function numpyScript(config, { link = '' } = {}) {
+  if (config.model === 'transformer') return transformerScript(config, { link });
+  const { sentence_a: a, sentence_b: b, dim, seed, scheme, scale, causal, rtol, atol } = config;
+  const { offset_a: offsetA = 0, offset_b: offsetB = 0, heads = 1 } = config;
+  const width = Math.max(4, ...a.map((w) => [...w].length));
+  const call = (X, positions) => `self_attention(${X}, Wq, Wk, Wv${inside(scheme) ? `, ${positions}` : ''})`;
+  return [
+    ...prelude('# Reproduces a poslab result with NumPy alone.', link, scheme),
     ...SCHEMES[scheme].define,
     ...attentionLines(scheme, causal, heads),
     `sentence_a = ${pyList(a)}`,
@@ -203,15 +211,7 @@ function transformerScript(config, { link }) {
   const width = Math.max(4, ...a.map((w) => [...w].length));
   const indent = (line) => `        ${line}`;
   return [
-    '# Reproduces a poslab result with NumPy alone: GPT-2-style transformer blocks.',
-    ...(link ? [`# The same view in the lab: ${link}`] : []),
-    ...(scheme === 'alibi' ? ['import math'] : []),
-    'import numpy as np',
-    '',
-    'def softmax(x):',
-    '    e = np.exp(x - np.max(x, axis=-1, keepdims=True))',
-    '    return e / e.sum(axis=-1, keepdims=True)',
-    '',
+    ...prelude('# Reproduces a poslab result with NumPy alone: GPT-2-style transformer blocks.', link, scheme),
     'def layer_norm(x):  # GPT-2\'s, with its gain (1) and shift (0) left out: they start as no-ops',
     '    return (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5)',
     '',
