@@ -241,6 +241,8 @@ export async function walk(driver, { origin, misses, shots }) {
   assert.deepEqual(typed, (await expected({ sentence_a: 'dog bites postman', sentence_b: 'postman bites dog',
                                             scheme: 'random', scale: 0.5 }, 2)).table);
   assert.match(await driver.run("return location.hash"), /[#&]a=dog\+bites\+postman(&|$)/);
+  // Typed key by key, A passed through "d": the chart still follows the last word.
+  assert.equal(await driver.run("return document.querySelector('#card-word .card-word').textContent"), '“postman”');
 
   // The problems of this page load, before the next one replaces it.
   const seen = await driver.run('return window.__problems ?? null');

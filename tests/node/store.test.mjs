@@ -64,6 +64,22 @@ test('typed text: refused text is kept beside the last valid state; accepted tex
   assert.equal(page.lab.word, 1);
 });
 
+test('typing sentence A key by key keeps following its last word; another followed word stays put', () => {
+  let page = store.fromHash('', { form, steps: STEPS });
+  assert.equal(page.lab.word, 2); // "man", the last word
+  for (const text of ['d', 'do', 'dog', 'dog ', 'dog b', 'dog bites', 'dog bites p', 'dog bites postman']) {
+    page = store.typed(page, 'a', text, { value: text });
+    assert.equal(page.lab.word, text.split(' ').filter(Boolean).length - 1, text);
+  }
+  page = store.set(page, { word: 0 });
+  page = store.typed(page, 'a', 'dog bites postman now', { value: 'dog bites postman now' });
+  assert.equal(page.lab.word, 0);
+  // Sentence B never moves it.
+  page = store.set(page, { word: 3 });
+  page = store.typed(page, 'b', 'now postman bites', { value: 'now postman bites' });
+  assert.equal(page.lab.word, 3);
+});
+
 test('a new scheme starts at the core\'s default magnitude for it', () => {
   let page = store.fromHash('#pos=1&scale=0.01', { form, steps: STEPS });
   for (const { name, default_scale: scale } of lab.options.schemes.filter((s) => s.name !== 'none')) {

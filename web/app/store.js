@@ -47,11 +47,16 @@ function stepState(lab, n, { form, steps }) {
 
 // Text typed into the field of `name`, as the core judged it (Model.tryField):
 // {value} to store, or {message} saying why not.
+// Typing sentence A while its last word is followed keeps following the
+// last word: typed key by key, "dog bites postman" passes through "d",
+// which would otherwise leave the chart on the first word.
 export function typed(page, name, raw, outcome) {
   if (outcome.message !== undefined) {
     return { ...page, refused: { ...page.refused, [name]: { raw, message: outcome.message } } };
   }
-  const lab = keepWordInRange({ ...page.lab, [name]: outcome.value });
+  const followsLast = name === 'a' && page.lab.word === wordsOf(page.lab.a).length - 1;
+  const word = followsLast ? wordsOf(outcome.value).length - 1 : page.lab.word;
+  const lab = keepWordInRange({ ...page.lab, [name]: outcome.value, word });
   return { ...page, lab, refused: without(page.refused, name) };
 }
 
