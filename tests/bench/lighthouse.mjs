@@ -15,6 +15,7 @@
 // lifetime of ten minutes (GitHub Pages' max-age=600). The network is simulated from the
 // bytes that travel, so compression is what a student's phone sees.
 import http from 'node:http';
+import os from 'node:os';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -84,10 +85,12 @@ async function once(url, port) {
 }
 
 // `runs` per way of serving `site` (default build/site; another built site
-// for a before/after comparison); returns [{label, runs, scores, metrics, failing}].
+// for a before/after comparison); returns [{label, runs, scores, metrics,
+// failing, load: the one-minute load average before and after}].
 export async function lighthouseBench({ quick = false, runs = quick ? 1 : 5, site = SITE } = {}) {
   const chrome = await chromeLauncher.launch({ chromePath: CHROME, chromeFlags: FLAGS });
   const rows = [];
+  const load = [os.loadavg()[0]];
   try {
     for (const [label, host] of [['static host (gzip)', true], ['test server (no compression)', false]]) {
       const { server, origin } = await serveSite(path.resolve(site), host);
@@ -107,7 +110,8 @@ export async function lighthouseBench({ quick = false, runs = quick ? 1 : 5, sit
   } finally {
     await chrome.kill();
   }
-  return rows;
+  load.push(os.loadavg()[0]);
+  return rows.map((row) => ({ ...row, load }));
 }
 
 const metricText = (id, x) => {
@@ -129,9 +133,10 @@ export function lighthouseMarkdown(rows) {
   }
   lines.push('', `Lighthouse ${first.lighthouse}, mobile preset (its default: a Moto G Power's screen, simulated ` +
     'slow 4G with 150 ms round trips and 1.6 Mbit/s down, CPU 4x slower), on Debian\'s ' +
-    `${version}, headless, against the built site on this machine. Each figure is the median of the runs (each run's ` +
-    'scores in brackets); the metrics are simulated from the recorded load, so they vary with the load others put ' +
-    'on the machine. "static host": gzip for text and the WebAssembly, as GitHub Pages serves the published site; ' +
+    `${version}, headless, against the built site on this machine (one-minute load average ` +
+    `${rows[0].load.map((x) => x.toFixed(2)).join(' before, ')} after). Each figure is the median of the runs ` +
+    '(each run\'s scores in brackets); the metrics are simulated from the recorded load, and a busy machine ' +
+    'lengthens the recorded tasks, so total blocking time varies most. "static host": gzip for text and the WebAssembly, as GitHub Pages serves the published site; ' +
     '"test server": the files as they are, as the tests serve them.');
   // Issue 15's target, judged on the site as a host serves it.
   const host = rows[0];
