@@ -193,6 +193,14 @@ function basePlugin(base, now) {
   };
 }
 
+// Cancels every draw while `flag.now`: Chart.js draws a chart as it makes
+// it, with no curves yet, and the page's first update draws it again a
+// moment later; the second draw alone, in a task of its own, is the same
+// picture at half the cost.
+function skipWhile(flag) {
+  return { id: 'poslabSkip', beforeDraw: () => !flag.now };
+}
+
 // The two curves. Their points stay in chart.data.datasets (the readout and
 // tests read them there), but the datasets are hidden from Chart.js: a change
 // of dataset data would need chart.update(), whose layout pass (measuring
@@ -263,6 +271,7 @@ export function createPlot(figure, { maxScale }) {
   let drawn = { sweep: null, key: '' }; // the sweep and the rest the curves were last set from
   const readout = { index: null, at: null, lines: [], font: '', fontSize: 13, text: '', background: '', border: '' };
   const base = { canvas: document.createElement('canvas'), context: null, valid: false };
+  const making = { now: true }; // Chart.js's own first draw is skipped (skipWhile)
   const marker = nowPlugin(now);
   const readoutLayer = readoutPlugin(readout, FLOOR);
 
@@ -309,7 +318,7 @@ export function createPlot(figure, { maxScale }) {
     },
     // in drawing order: curves, then thresholds (shade), the copy without
     // the marker (base), marker, readout
-    plugins: [curvesPlugin, shadePlugin(shade), basePlugin(base, now), marker, readoutLayer],
+    plugins: [skipWhile(making), curvesPlugin, shadePlugin(shade), basePlugin(base, now), marker, readoutLayer],
   };
 
   // The marker and readout on the last full draw's copy (see basePlugin);
@@ -376,6 +385,7 @@ export function createPlot(figure, { maxScale }) {
   // label again (with the first, most of the chart's start-up).
   applyTheme(config.options, config.data.datasets);
   const chart = new Chart(canvas, config);
+  making.now = false;
 
   // Words for a threshold: where np.allclose stops saying True.
   function thresholdText(name, t) {
