@@ -77,6 +77,13 @@ after(async () => {
 // minimum width, blank, on its right (WebKit's element screenshot of a frame
 // that tall came out shifted).
 let framed = false;
+// The window grown to `height`, and a frame drawn at that size (a picture
+// taken at once can have the new part still black).
+async function grow(width, height) {
+  await driver.manage().window().setRect({ width, height });
+  await driver.executeAsyncScript(`const done = arguments[arguments.length - 1];
+    requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 50)));`);
+}
 async function screenshot(file) {
   const rect = await driver.manage().window().getRect();
   const full = await driver.executeScript('return document.documentElement.scrollHeight');
@@ -85,11 +92,11 @@ async function screenshot(file) {
     await driver.switchTo().defaultContent();
     const frame = await driver.findElement({ css: 'iframe' });
     await driver.executeScript('arguments[0].height = arguments[1]', frame, full);
-    await driver.manage().window().setRect({ width: rect.width, height: Math.min(full + 100, 8000) });
+    await grow(rect.width, Math.min(full + 100, 8000));
     png = await driver.takeScreenshot();
     await driver.switchTo().frame(frame);
   } else {
-    await driver.manage().window().setRect({ width: rect.width, height: Math.min(full + 100, 8000) });
+    await grow(rect.width, Math.min(full + 100, 8000));
     png = await driver.takeScreenshot();
   }
   await driver.manage().window().setRect({ width: rect.width, height: rect.height });
