@@ -132,6 +132,9 @@ async function clickEverything(page) {
     if (!(await item.isVisible()) || !(await item.isEnabled())) continue;
     await item.click({ timeout: 2000 });
     clicked++;
+    // a dialog may open a moment later: its code loads on the first click
+    await settled(page);
+    await page.evaluate(() => new Promise((resolve) => { requestAnimationFrame(() => setTimeout(resolve, 0)); }));
     if (await page.locator('dialog[open]').count()) await page.keyboard.press('Escape');
   }
   return clicked;
