@@ -426,8 +426,10 @@ out();
 out('### Transformer blocks in the page (issue 14)');
 out();
 out('The transformer has no shortcut through a slider step: every magnitude is a new run of every block. A run ' +
-    'expected to take over 8 ms goes to a worker (web/run_worker.js); each new state drops the run before it (the ' +
-    'worker is ended and a spare, already started, takes over), and the chart\'s sweep waits in a second worker ' +
+    'expected to take over 8 ms goes to a worker (web/run_worker.js); a state with other draws (other words, d, ' +
+    'blocks) ends the run before it (the worker is ended and a spare, already started, takes over); a slider step, ' +
+    'which changes only the magnitude, lets the run the worker has begun finish, since ending it would throw away ' +
+    'its drawn weights, and the worker skips every step queued behind it but the newest. The chart\'s sweep waits in a second worker ' +
     'while the verdicts are computed. (d) is timed as the slider steps above; (e) as a fast drag: 20 steps, one a ' +
     'frame, with the longest main-thread task during them (PerformanceObserver \'longtask\', which reports tasks ' +
     'of 50 ms and more) and the time from the last step to the final state\'s verdicts on the page, beside one run ' +

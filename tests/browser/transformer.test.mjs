@@ -260,11 +260,13 @@ test('a large transformer never blocks the page: no long task during fast slider
     steps = await drag();
     assert.equal(steps.busy, 'true', 'the verdicts say they are being computed');
     assert.match(steps.status, /Computing 12 transformer blocks/);
-    // One run asked per step, each dropping the one before; only the final
-    // state's computed to the end. (A worker that began a run just before
-    // it heard of a newer one drops it and the newer one is asked again.)
+    // One run asked per step. Only the magnitude changes, so the worker
+    // keeps its draws and the run it has begun finishes; every step queued
+    // behind it is dropped but the last, the final state's: at most two
+    // runs computed to the end, every other one dropped.
     const { asked, dropped, finished } = steps.runs;
-    assert.ok(finished === 1 && asked >= 20 && asked <= 30 && dropped === asked - 1, JSON.stringify(steps.runs));
+    assert.ok(finished >= 1 && finished <= 2 && asked >= 20 && asked <= 30 && dropped === asked - finished,
+      JSON.stringify(steps.runs));
     if (clean(steps)) break;
   }
   if (!clean(steps)) {
