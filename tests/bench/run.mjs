@@ -24,6 +24,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { browserBench, browserMarkdown, transformerMarkdown as pageTransformerMarkdown, percentile, roundP95 } from './browser.mjs';
 import { simdBench, simdMarkdown } from './simd.mjs';
+import { markdownTable } from './markdown.mjs';
 import { lighthouseBench, lighthouseMarkdown } from './lighthouse.mjs';
 import { transformerBench, transformerMarkdown, transformerTargets } from './transformer.mjs';
 
@@ -222,12 +223,7 @@ const siteFiles = existsSync(site) ? files(site).map((p) => {
 const S = (r, key = 'total_ms') => stats(r[key]);
 const lines = [];
 const out = (s = '') => lines.push(s);
-const table = (head, rows) => {
-  out(`| ${head.join(' | ')} |`);
-  out(`|${head.map((h, i) => (i ? '---:' : ':---')).join('|')}|`);
-  rows.forEach((row) => out(`| ${row.join(' | ')} |`));
-  out();
-};
+const table = (head, rows) => markdownTable(head, rows).forEach((line) => out(line));
 const blasName = (info) => (info.openblas_core
   ? `OpenBLAS (${info.openblas_config.split(' ')[1]}, kernel ${info.openblas_core}, ${info.openblas_threads} threads)`
   : `${(info.blas_library || ['?'])[0]} (reference BLAS, 1 thread)`);

@@ -18,6 +18,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { numpyScript } from '../../web/teach/numpy_script.js';
+import { markdownTable } from './markdown.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const here = path.join(root, 'tests/bench');
@@ -157,12 +158,7 @@ function dgemmRate(w, dgemm) {
 export function transformerMarkdown(results) {
   const lines = [];
   const out = (s = '') => lines.push(s);
-  const table = (head, rows) => {
-    out(`| ${head.join(' | ')} |`);
-    out(`|${head.map((h, i) => (i ? '---:' : ':---')).join('|')}|`);
-    rows.forEach((row) => out(`| ${row.join(' | ')} |`));
-    out();
-  };
+  const table = (head, rows) => markdownTable(head, rows).forEach((line) => out(line));
   const W = TRANSFORMER_WORKLOADS;
   const haveOpenblas = W.every((w) => results[w.id].openblas);
   out('## Transformer blocks (issue 14), ms');

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fixtureConfig } from './fixture_config.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const site = `${root}build/site/`;
@@ -22,16 +23,7 @@ const simd = await createLab();
 // docs/experiment.md: implementations agree to 1e-9 relative or 1e-12 absolute.
 const near = (got, want) => Math.abs(got - want) <= 1e-12 + 1e-9 * Math.abs(want);
 
-function configOf(options) {
-  const config = {};
-  for (const [key, value] of Object.entries(options)) {
-    if (key === 'sweep') {
-      const [lo, hi, count] = value.split(':').map(Number);
-      config.sweep = { lo, hi, count };
-    } else config[fallback.options.options.find((o) => o.name === key).json] = value;
-  }
-  return config;
-}
+const configOf = (options) => fixtureConfig(options, fallback.options);
 
 test('Node has SIMD, so createLab picks the SIMD core unless told otherwise', () => {
   assert.equal(simdSupported(), true);

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { fixtureConfig } from './fixture_config.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const { createLab, CORE_FUNCTIONS } = await import(`${root}build/site/poslab.js`);
@@ -17,18 +18,7 @@ const CLI = `${root}build/native/poslab`;
 const RTOL = 1e-9, ATOL = 1e-12;
 const near = (got, want) => Math.abs(got - want) <= ATOL + RTOL * Math.abs(want);
 
-// Fixture options use the CLI's names ("a", "offset-a"); the wrapper takes
-// the JSON config's ("sentence_a", "offset_a"), which the option table pairs.
-function configOf(options) {
-  const config = {};
-  for (const [key, value] of Object.entries(options)) {
-    if (key === 'sweep') {
-      const [lo, hi, count] = value.split(':').map(Number);
-      config.sweep = { lo, hi, count };
-    } else config[lab.options.options.find((o) => o.name === key).json] = value;
-  }
-  return config;
-}
+const configOf = (options) => fixtureConfig(options, lab.options);
 
 // The one comparison with the fixtures (and between builds): tests/compare.py,
 // which the native tests use too. Writes this build's results where it can
