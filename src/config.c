@@ -543,6 +543,7 @@ const char *poslab_status_text(poslab_status status) {
     case POSLAB_ERR_KEY: return "unknown option";
     case POSLAB_ERR_NOMEM: return "out of memory";
     case POSLAB_ERR_STATE: return "no successful run yet";
+    case POSLAB_RUNNING: return "running: steps are left";
     }
     return "unknown status";
 }

@@ -103,6 +103,16 @@ struct poslab_lab {
     unsigned char *sweep_allclose;
     int sweep_capacity;
 
+    /* A run in steps (poslab_run_begin): its config, where it has got to
+       (the sweep's points, then each sentence's model, a transformer block
+       a step) and the scale of its single run. */
+    struct {
+        enum { RUN_IDLE, RUN_SWEEP, RUN_SIDE_A, RUN_SIDE_B } phase;
+        int at;
+        double s;
+        poslab_config c;
+    } run;
+
     int have_result;
     poslab_result result;
     strbuf report;
@@ -398,6 +408,10 @@ static poslab_status prepare(poslab_lab *lab, const poslab_config *c) {
 
 static int polynomial(poslab_scheme scheme) { return additive(scheme) || scheme == POSLAB_SCHEME_ALIBI; }
 
+/* Whether c's sweep takes its scores from the polynomial: not through the
+ * transformer's blocks, since LayerNorm is not linear. */
+static int sweep_is_polynomial(const poslab_config *c) { return polynomial(c->scheme) && !is_transformer(c); }
+
 /* The coefficients s0, s1, s2 of one sentence's scores per head (additive
  * schemes and ALiBi), from the prepared products: for the additive schemes
  * four n x n x d/H products per head, once per sweep. They are formed
@@ -473,16 +487,22 @@ static void forward(poslab_lab *lab, const side *sd, poslab_scheme scheme, doubl
     column_mean(mean, out, n, d);
 }
 
-/* One sentence through the transformer at scale s (see transformer.h). */
-static void transformer(poslab_lab *lab, const side *sd, const poslab_config *c, double s, double *out,
-                        double *attn, double *scores, double *mean, double *layers) {
-    const transformer_pass t = {
+/* One sentence's transformer pass at scale s, on the lab's scratch (see
+ * transformer.h). Its angles take the scratch the head model's memo names. */
+static transformer_pass transformer_of(poslab_lab *lab, const side *sd, const poslab_config *c, double s) {
+    lab->angles.valid = 0;
+    return (transformer_pass){
         .n = sd->n, .d = lab->d, .heads = lab->heads, .layers = c->layers, .causal = c->causal,
         .offset = sd->offset, .scheme = c->scheme, .s = s, .x = sd->x, .p = sd->p, .blocks = lab->blocks,
         .h = lab->h, .ln = lab->ln, .q = lab->q, .k = lab->k, .v = lab->v, .att = lab->att, .proj = lab->proj,
         .hid = lab->hid, .kt = lab->kt, .cosines = lab->cosines, .sines = lab->sines,
     };
-    lab->angles.valid = 0; /* its angles take the scratch the head model's memo names */
+}
+
+/* One sentence through the transformer at scale s. */
+static void transformer(poslab_lab *lab, const side *sd, const poslab_config *c, double s, double *out,
+                        double *attn, double *scores, double *mean, double *layers) {
+    const transformer_pass t = transformer_of(lab, sd, c, s);
     transformer_forward(&t, out, attn, scores, layers);
     column_mean(mean, out, sd->n, lab->d);
 }
@@ -513,8 +533,9 @@ static void record(poslab_lab *lab, int row, int t, const double *a, const doubl
     lab->sweep_cosine[at] = cosine_distance(a, b, lab->d);
 }
 
-static poslab_status run_sweep(poslab_lab *lab, const poslab_config *c) {
-    const int count = c->sweep_count, d = lab->d;
+/* Room for c's sweep, and the polynomial's coefficients where it uses them. */
+static poslab_status begin_sweep(poslab_lab *lab, const poslab_config *c) {
+    const int count = c->sweep_count;
     const size_t rows = 1 + POSLAB_MAX_TOKENS; /* room for the mean and any pairs */
     if (count > lab->sweep_capacity) {
         int cap = count > 121 ? count : 121;
@@ -527,35 +548,36 @@ static poslab_status run_sweep(poslab_lab *lab, const poslab_config *c) {
         if (!scales || !cosine || !close) return POSLAB_ERR_NOMEM;
         lab->sweep_capacity = cap;
     }
-    const int poly = polynomial(c->scheme) && !is_transformer(c); /* LayerNorm is not linear */
-    if (poly) {
+    if (sweep_is_polynomial(c)) {
         prepare_polynomial(lab, &lab->a, c->scheme);
         prepare_polynomial(lab, &lab->b, c->scheme);
     }
-    /* log-spaced, with both ends exact */
-    double l0 = log10(c->sweep_lo), l1 = log10(c->sweep_hi);
-    for (int t = 0; t < count; t++) {
-        double s = t == 0 ? c->sweep_lo
-                 : t == count - 1 ? c->sweep_hi
-                 : pow(10.0, l0 + t * ((l1 - l0) / (count - 1)));
-        lab->sweep_scales[t] = s;
-        /* without positions nothing depends on the scale: one point serves all */
-        if (c->scheme == POSLAB_SCHEME_NONE && t > 0) {
-            for (int row = 0; row <= lab->a.n; row++) {
-                size_t at = (size_t)row * count;
-                lab->sweep_cosine[at + t] = lab->sweep_cosine[at];
-                lab->sweep_allclose[at + t] = lab->sweep_allclose[at];
-            }
-            continue;
-        }
-        forward_both_tmp(lab, c, s, poly);
-        record(lab, 0, t, lab->a.tmp_mean, lab->b.tmp_mean, c);
-        for (int i = 0; i < lab->a.n; i++) {
-            int j = lab->pairs[i].index_b;
-            if (j >= 0) record(lab, 1 + i, t, lab->a.tmp_out + (size_t)i * d, lab->b.tmp_out + (size_t)j * d, c);
-        }
-    }
     return POSLAB_OK;
+}
+
+/* Point t of c's sweep, log-spaced with both ends exact. */
+static void sweep_point(poslab_lab *lab, const poslab_config *c, int t) {
+    const int count = c->sweep_count, d = lab->d;
+    double l0 = log10(c->sweep_lo), l1 = log10(c->sweep_hi);
+    double s = t == 0 ? c->sweep_lo
+             : t == count - 1 ? c->sweep_hi
+             : pow(10.0, l0 + t * ((l1 - l0) / (count - 1)));
+    lab->sweep_scales[t] = s;
+    /* without positions nothing depends on the scale: one point serves all */
+    if (c->scheme == POSLAB_SCHEME_NONE && t > 0) {
+        for (int row = 0; row <= lab->a.n; row++) {
+            size_t at = (size_t)row * count;
+            lab->sweep_cosine[at + t] = lab->sweep_cosine[at];
+            lab->sweep_allclose[at + t] = lab->sweep_allclose[at];
+        }
+        return;
+    }
+    forward_both_tmp(lab, c, s, sweep_is_polynomial(c));
+    record(lab, 0, t, lab->a.tmp_mean, lab->b.tmp_mean, c);
+    for (int i = 0; i < lab->a.n; i++) {
+        int j = lab->pairs[i].index_b;
+        if (j >= 0) record(lab, 1 + i, t, lab->a.tmp_out + (size_t)i * d, lab->b.tmp_out + (size_t)j * d, c);
+    }
 }
 
 /* The residual stream after each block, compared like the outputs: its
@@ -577,19 +599,26 @@ static void compare_layers(poslab_lab *lab, const poslab_config *c, int layer_co
     }
 }
 
-poslab_status poslab_run(poslab_lab *lab, const poslab_config *c, char *message, size_t size) {
-    if (!lab || !c) return fail(message, size, POSLAB_ERR_INPUT, "poslab_run: no lab or no config");
-    poslab_status st = poslab_config_check(c, message, size);
-    if (st != POSLAB_OK) return st;
-    lab->have_result = 0;
-    st = prepare(lab, c);
-    if (st == POSLAB_OK && c->sweep_count > 0) st = run_sweep(lab, c);
-    if (st != POSLAB_OK) return fail(message, size, st, "%s", poslab_status_text(st));
+/* One step of sentence sd's run at the chosen scale: the head model whole,
+ * the transformer one block (its input added before the first, the final
+ * LayerNorm after the last). Returns whether the sentence is done. */
+static int side_step(poslab_lab *lab, side *sd, const poslab_config *c, double s, int block) {
+    if (!is_transformer(c)) {
+        forward(lab, sd, c->scheme, s, c->causal, 0, sd->out, sd->attn, sd->scores, sd->mean);
+        return 1;
+    }
+    const transformer_pass t = transformer_of(lab, sd, c, s);
+    if (block == 0) transformer_begin(&t);
+    transformer_block(&t, block, sd->attn, sd->scores, sd->layers);
+    if (block < c->layers - 1) return 0;
+    transformer_end(&t, sd->out);
+    column_mean(sd->mean, sd->out, sd->n, lab->d);
+    return 1;
+}
 
+/* The comparisons of a finished run, into lab->result. */
+static void finish_run(poslab_lab *lab, const poslab_config *c, double s) {
     const int d = lab->d;
-    const double s = poslab_config_scale(c);
-    run_model(lab, &lab->a, c, s, 0, lab->a.out, lab->a.attn, lab->a.scores, lab->a.mean, lab->a.layers);
-    run_model(lab, &lab->b, c, s, 0, lab->b.out, lab->b.attn, lab->b.scores, lab->b.mean, lab->b.layers);
     for (int i = 0; i < lab->a.n; i++) {
         poslab_pair *p = &lab->pairs[i];
         if (p->index_b >= 0)
@@ -631,7 +660,49 @@ poslab_status poslab_run(poslab_lab *lab, const poslab_config *c, char *message,
     r->sweep_cosine = lab->sweep_cosine;
     r->sweep_allclose = lab->sweep_allclose;
     lab->have_result = 1;
+}
+
+poslab_status poslab_run_begin(poslab_lab *lab, const poslab_config *c, char *message, size_t size) {
+    if (!lab || !c) return fail(message, size, POSLAB_ERR_INPUT, "poslab_run: no lab or no config");
+    lab->run.phase = RUN_IDLE;
+    poslab_status st = poslab_config_check(c, message, size);
+    if (st != POSLAB_OK) return st;
+    lab->have_result = 0;
+    st = prepare(lab, c);
+    if (st == POSLAB_OK && c->sweep_count > 0) st = begin_sweep(lab, c);
+    if (st != POSLAB_OK) return fail(message, size, st, "%s", poslab_status_text(st));
+    lab->run.c = *c;
+    lab->run.s = poslab_config_scale(c);
+    lab->run.at = 0;
+    lab->run.phase = c->sweep_count > 0 ? RUN_SWEEP : RUN_SIDE_A;
     return POSLAB_OK;
+}
+
+poslab_status poslab_run_step(poslab_lab *lab, char *message, size_t size) {
+    if (!lab || lab->run.phase == RUN_IDLE)
+        return fail(message, size, POSLAB_ERR_STATE, "poslab_run_step: no run begun (poslab_run_begin)");
+    const poslab_config *c = &lab->run.c;
+    switch (lab->run.phase) {
+    case RUN_SWEEP:
+        sweep_point(lab, c, lab->run.at++);
+        if (lab->run.at == c->sweep_count) lab->run.phase = RUN_SIDE_A, lab->run.at = 0;
+        return POSLAB_RUNNING;
+    case RUN_SIDE_A:
+        if (side_step(lab, &lab->a, c, lab->run.s, lab->run.at++)) lab->run.phase = RUN_SIDE_B, lab->run.at = 0;
+        return POSLAB_RUNNING;
+    default:
+        if (!side_step(lab, &lab->b, c, lab->run.s, lab->run.at++)) return POSLAB_RUNNING;
+        finish_run(lab, c, lab->run.s);
+        lab->run.phase = RUN_IDLE;
+        return POSLAB_OK;
+    }
+}
+
+poslab_status poslab_run(poslab_lab *lab, const poslab_config *c, char *message, size_t size) {
+    poslab_status st = poslab_run_begin(lab, c, message, size);
+    if (st != POSLAB_OK) return st;
+    while ((st = poslab_run_step(lab, message, size)) == POSLAB_RUNNING) {}
+    return st;
 }
 
 const poslab_result *poslab_result_of(const poslab_lab *lab) {
@@ -677,6 +748,7 @@ static int close_at(poslab_lab *lab, const poslab_config *c, int i, double s) {
 poslab_status poslab_threshold(poslab_lab *lab, const poslab_config *c, int pair, double lo, double hi,
                                double rel_tol, double *scale, char *message, size_t size) {
     if (!lab || !c || !scale) return fail(message, size, POSLAB_ERR_INPUT, "poslab_threshold: missing argument");
+    lab->run.phase = RUN_IDLE; /* it works in the scratch an unfinished run keeps its state in */
     poslab_status st = poslab_config_check(c, message, size);
     if (st != POSLAB_OK) return st;
     if (!(lo > 0 && hi >= lo && hi <= POSLAB_MAX_SCALE && rel_tol > 0 && isfinite(rel_tol)))

@@ -19,6 +19,7 @@
  *   poslab_options_json()                 the same table as JSON, for JavaScript
  *   poslab_create() / poslab_destroy()    a lab: owns all working memory
  *   poslab_run(lab, cfg)                  run the experiment (and sweep)
+ *   poslab_run_begin() / _step()          the same run in bounded steps
  *   poslab_result_of(lab)                 the numbers of the last run
  *   poslab_json(lab, flags)               the last run as the CLI's JSON
  *   poslab_result_array(lab, which)       one array of it, for FFI callers
@@ -59,7 +60,8 @@ typedef enum {
     POSLAB_ERR_INPUT,   /* an option or sentence is outside its valid range */
     POSLAB_ERR_KEY,     /* an option name that does not exist */
     POSLAB_ERR_NOMEM,   /* working memory could not be allocated */
-    POSLAB_ERR_STATE    /* a call that needs a successful run came before one */
+    POSLAB_ERR_STATE,   /* a call that needs a successful run came before one */
+    POSLAB_RUNNING      /* not an error: poslab_run_step has steps left */
 } poslab_status;
 
 /* The model: the course module's one attention head, or GPT-2-style
@@ -267,6 +269,22 @@ void poslab_destroy(poslab_lab *lab);
  * change, so moving a slider costs O(words^2 x d), not O(words x d^2). */
 poslab_status poslab_run(poslab_lab *lab, const poslab_config *cfg,
                          char *message, size_t message_size);
+
+/* The same run in steps, for a caller that must stay responsive while it
+ * computes: a browser's worker, which reads a newer request only between
+ * calls, and at 64 words, d 512 and 12 blocks a run takes a second.
+ * poslab_run_begin checks cfg, makes the draws it needs (the unbounded
+ * part, as in poslab_run) and copies cfg; each poslab_run_step then does one
+ * bounded piece: a sweep point, the head model for one sentence, or one
+ * transformer block for one sentence. It returns POSLAB_RUNNING while steps
+ * are left and POSLAB_OK with the last, when the result is there, equal to
+ * poslab_run's to the bit (poslab_run is these calls). A caller drops a
+ * run by not stepping it: the next poslab_run_begin, poslab_run or
+ * poslab_threshold ends it, keeping its draws for a run that shares them.
+ * poslab_run_step without a run begun: POSLAB_ERR_STATE. */
+poslab_status poslab_run_begin(poslab_lab *lab, const poslab_config *cfg,
+                               char *message, size_t message_size);
+poslab_status poslab_run_step(poslab_lab *lab, char *message, size_t message_size);
 
 /* The last successful run, or NULL if there was none. */
 const poslab_result *poslab_result_of(const poslab_lab *lab);

@@ -49,51 +49,60 @@ static void add_into(double *h, const double *delta, int count) {
     for (int i = 0; i < count; i++) h[i] += delta[i];
 }
 
-void transformer_forward(const transformer_pass *t, double *out, double *attn, double *scores, double *layers) {
+/* h = X, plus s P for the additive schemes (before the first block, as
+ * GPT-2 adds its position table); RoPE and ALiBi act in every block. */
+void transformer_begin(const transformer_pass *t) {
+    const size_t nd = (size_t)t->n * t->d;
+    if (t->scheme == POSLAB_SCHEME_RANDOM || t->scheme == POSLAB_SCHEME_SINUSOIDAL)
+        add_scaled(t->h, t->x, t->s, t->p, (int)nd);
+    else
+        memcpy(t->h, t->x, nd * sizeof(double));
+    if (t->scheme == POSLAB_SCHEME_ROPE) rope_angles(t->cosines, t->sines, t->n, t->d / t->heads, t->offset, t->s);
+}
+
+void transformer_block(const transformer_pass *t, int b, double *attn, double *scores, double *layers) {
     const int n = t->n, d = t->d, heads = t->heads, width = d / heads;
     const size_t nd = (size_t)n * d, nn = (size_t)n * n;
     double *h = t->h, *ln = t->ln, *q = t->q, *k = t->k, *v = t->v, *att = t->att, *proj = t->proj;
+    const double *wq = t->blocks + (size_t)b * TRANSFORMER_BLOCK_WEIGHTS(d);
+    const double *wk = wq + (size_t)d * d, *wv = wk + (size_t)d * d, *wo = wv + (size_t)d * d;
+    const double *w1 = wo + (size_t)d * d, *w2 = w1 + (size_t)d * 4 * d;
 
-    /* h = X, plus s P for the additive schemes (before the first block, as
-       GPT-2 adds its position table); RoPE and ALiBi act in every block */
-    if (t->scheme == POSLAB_SCHEME_RANDOM || t->scheme == POSLAB_SCHEME_SINUSOIDAL)
-        add_scaled(h, t->x, t->s, t->p, (int)nd);
-    else
-        memcpy(h, t->x, nd * sizeof(double));
-    if (t->scheme == POSLAB_SCHEME_ROPE) rope_angles(t->cosines, t->sines, n, width, t->offset, t->s);
-
-    for (int b = 0; b < t->layers; b++) {
-        const double *wq = t->blocks + (size_t)b * TRANSFORMER_BLOCK_WEIGHTS(d);
-        const double *wk = wq + (size_t)d * d, *wv = wk + (size_t)d * d, *wo = wv + (size_t)d * d;
-        const double *w1 = wo + (size_t)d * d, *w2 = w1 + (size_t)d * 4 * d;
-
-        /* h = h + attention(LN(h)) @ Wo */
-        layer_norm(ln, h, n, d);
-        matmul(q, ln, wq, n, d, d);
-        matmul(k, ln, wk, n, d, d);
-        matmul(v, ln, wv, n, d, d);
-        for (int hd = 0; hd < heads; hd++) {
-            if (t->scheme == POSLAB_SCHEME_ROPE) {
-                rope_rotate(q + hd * width, n, width, d, t->cosines, t->sines);
-                rope_rotate(k + hd * width, n, width, d, t->cosines, t->sines);
-            }
-            double *a = attn + hd * nn; /* every block's; the last one's stay */
-            attention_scores(a, t->kt, q + hd * width, k + hd * width, n, width, d, t->causal);
-            if (t->scheme == POSLAB_SCHEME_ALIBI) alibi_bias(a, n, t->s, poslab_alibi_slope(hd, heads), t->causal);
-            if (scores) memcpy(scores + hd * nn, a, nn * sizeof(double));
-            attention_apply(att + hd * width, a, v + hd * width, n, width, d, t->causal);
+    /* h = h + attention(LN(h)) @ Wo */
+    layer_norm(ln, h, n, d);
+    matmul(q, ln, wq, n, d, d);
+    matmul(k, ln, wk, n, d, d);
+    matmul(v, ln, wv, n, d, d);
+    for (int hd = 0; hd < heads; hd++) {
+        if (t->scheme == POSLAB_SCHEME_ROPE) {
+            rope_rotate(q + hd * width, n, width, d, t->cosines, t->sines);
+            rope_rotate(k + hd * width, n, width, d, t->cosines, t->sines);
         }
-        matmul(proj, att, wo, n, d, d);
-        add_into(h, proj, (int)nd);
-
-        /* h = h + gelu(LN(h) @ W1) @ W2 */
-        layer_norm(ln, h, n, d);
-        matmul(t->hid, ln, w1, n, d, 4 * d);
-        gelu(t->hid, (int)(nd * 4));
-        matmul(proj, t->hid, w2, n, 4 * d, d);
-        add_into(h, proj, (int)nd);
-
-        if (layers) memcpy(layers + (size_t)b * nd, h, nd * sizeof(double));
+        double *a = attn + hd * nn; /* every block's; the last one's stay */
+        attention_scores(a, t->kt, q + hd * width, k + hd * width, n, width, d, t->causal);
+        if (t->scheme == POSLAB_SCHEME_ALIBI) alibi_bias(a, n, t->s, poslab_alibi_slope(hd, heads), t->causal);
+        if (scores) memcpy(scores + hd * nn, a, nn * sizeof(double));
+        attention_apply(att + hd * width, a, v + hd * width, n, width, d, t->causal);
     }
-    layer_norm(out, h, n, d); /* out = LN(h) */
+    matmul(proj, att, wo, n, d, d);
+    add_into(h, proj, (int)nd);
+
+    /* h = h + gelu(LN(h) @ W1) @ W2 */
+    layer_norm(ln, h, n, d);
+    matmul(t->hid, ln, w1, n, d, 4 * d);
+    gelu(t->hid, (int)(nd * 4));
+    matmul(proj, t->hid, w2, n, 4 * d, d);
+    add_into(h, proj, (int)nd);
+
+    if (layers) memcpy(layers + (size_t)b * nd, h, nd * sizeof(double));
+}
+
+void transformer_end(const transformer_pass *t, double *out) {
+    layer_norm(out, t->h, t->n, t->d); /* out = LN(h) */
+}
+
+void transformer_forward(const transformer_pass *t, double *out, double *attn, double *scores, double *layers) {
+    transformer_begin(t);
+    for (int b = 0; b < t->layers; b++) transformer_block(t, b, attn, scores, layers);
+    transformer_end(t, out);
 }

@@ -29,4 +29,12 @@ typedef struct {
  * (layers x n x d, may be NULL) gets the residual stream after each block. */
 void transformer_forward(const transformer_pass *t, double *out, double *attn, double *scores, double *layers);
 
+/* The same pass in pieces, for a run in steps (poslab_run_step): begin
+ * (h = the input), block b = 0, 1, ... in order (as forward's arguments,
+ * for block b alone), end (out = LN(h)). The pass's scratch holds h in
+ * between, so nothing else may use it until end. */
+void transformer_begin(const transformer_pass *t);
+void transformer_block(const transformer_pass *t, int b, double *attn, double *scores, double *layers);
+void transformer_end(const transformer_pass *t, double *out);
+
 #endif

@@ -366,6 +366,108 @@ static void test_one_head_is_the_module(void) {
     }
 }
 
+/* A run in steps (poslab_run_begin/_step): one bounded step per sweep point
+ * and per transformer block of each sentence, no half result on show, and a
+ * run dropped part way leaves nothing behind: the next run, on the draws it
+ * kept, prints what a fresh lab prints. */
+static int set_all(poslab_config *cfg, const char *const *options) {
+    char msg[POSLAB_MESSAGE_BYTES];
+    poslab_config_default(cfg);
+    for (int i = 0; options[i]; i += 2)
+        if (poslab_config_set(cfg, options[i], options[i + 1], msg, sizeof msg) != POSLAB_OK) return 0;
+    return 1;
+}
+
+static char *fresh_json(const poslab_config *cfg) {
+    char msg[POSLAB_MESSAGE_BYTES];
+    poslab_lab *fresh = poslab_create();
+    char *out = NULL;
+    if (fresh && poslab_run(fresh, cfg, msg, sizeof msg) == POSLAB_OK) {
+        const char *json = poslab_json(fresh, POSLAB_JSON_FULL);
+        if (json && (out = malloc(strlen(json) + 1))) strcpy(out, json);
+    }
+    poslab_destroy(fresh);
+    return out;
+}
+
+static void test_steps(void) {
+    char msg[POSLAB_MESSAGE_BYTES];
+    const char *deep[] = {"model", "transformer", "layers", "3", "heads", "2", "dim", "16", "scheme", "rope",
+                          "scale", "5", "sweep", "1e-3:10:4", NULL};
+    const char *deep_small[] = {"model", "transformer", "layers", "3", "heads", "2", "dim", "16", "scheme", "rope",
+                                "scale", "0.3", NULL};
+    const char *head[] = {"scheme", "alibi", "heads", "2", "sweep", "1e-2:100:5", NULL};
+    poslab_config big, small, one;
+    CHECK(set_all(&big, deep) && set_all(&small, deep_small) && set_all(&one, head), "step configs parse");
+    poslab_lab *lab = poslab_create();
+
+    CHECK(poslab_run_step(lab, msg, sizeof msg) == POSLAB_ERR_STATE && strstr(msg, "poslab_run_begin"),
+          "a step before any begin: POSLAB_ERR_STATE naming poslab_run_begin (got \"%s\")", msg);
+
+    /* 4 sweep points, then 3 blocks for each sentence: 10 steps */
+    int steps = 0;
+    poslab_status st = poslab_run_begin(lab, &big, msg, sizeof msg);
+    CHECK(st == POSLAB_OK, "begin: %s", msg);
+    int hidden = 1;
+    while (st == POSLAB_OK || st == POSLAB_RUNNING) {
+        st = poslab_run_step(lab, msg, sizeof msg);
+        steps++;
+        if (st == POSLAB_RUNNING) hidden &= poslab_result_of(lab) == NULL;
+        if (st != POSLAB_RUNNING) break;
+    }
+    CHECK(st == POSLAB_OK && steps == 10, "a 4-point sweep and 3 blocks: 10 steps, the last POSLAB_OK "
+          "(got %d steps, status %d: %s)", steps, st, msg);
+    CHECK(hidden, "no result is shown while steps are left");
+    char *want = fresh_json(&big);
+    const char *got = poslab_json(lab, POSLAB_JSON_FULL);
+    CHECK(want && got && !strcmp(want, got), "a run in steps prints what poslab_run on a fresh lab prints");
+    free(want);
+    CHECK(poslab_run_step(lab, msg, sizeof msg) == POSLAB_ERR_STATE, "a step after the last: POSLAB_ERR_STATE");
+
+    /* dropped inside sentence A's blocks, then another magnitude on the same draws */
+    CHECK(poslab_run_begin(lab, &big, msg, sizeof msg) == POSLAB_OK, "begin again: %s", msg);
+    for (int i = 0; i < 6; i++) poslab_run_step(lab, msg, sizeof msg);
+    st = poslab_run_begin(lab, &small, msg, sizeof msg);
+    while (st == POSLAB_OK || st == POSLAB_RUNNING) {
+        st = poslab_run_step(lab, msg, sizeof msg);
+        if (st != POSLAB_RUNNING) break;
+    }
+    want = fresh_json(&small);
+    got = st == POSLAB_OK ? poslab_json(lab, POSLAB_JSON_FULL) : NULL;
+    CHECK(want && got && !strcmp(want, got), "a run begun over a dropped one prints what a fresh lab prints");
+    free(want);
+
+    /* dropped inside sentence B, then the head model's sweep */
+    CHECK(poslab_run_begin(lab, &small, msg, sizeof msg) == POSLAB_OK, "begin: %s", msg);
+    for (int i = 0; i < 4; i++) poslab_run_step(lab, msg, sizeof msg);
+    st = poslab_run_begin(lab, &one, msg, sizeof msg);
+    steps = 0;
+    while (st == POSLAB_OK || st == POSLAB_RUNNING) {
+        st = poslab_run_step(lab, msg, sizeof msg);
+        steps++;
+        if (st != POSLAB_RUNNING) break;
+    }
+    CHECK(st == POSLAB_OK && steps == 5 + 2, "the head model: a step per sweep point and per sentence (got %d)", steps);
+    want = fresh_json(&one);
+    got = st == POSLAB_OK ? poslab_json(lab, POSLAB_JSON_FULL) : NULL;
+    CHECK(want && got && !strcmp(want, got), "the head model after a dropped transformer run prints a fresh lab's");
+    free(want);
+
+    /* a threshold, or a begin that fails, drops the run in steps */
+    double scale;
+    CHECK(poslab_run_begin(lab, &small, msg, sizeof msg) == POSLAB_OK, "begin: %s", msg);
+    poslab_run_step(lab, msg, sizeof msg);
+    CHECK(poslab_threshold(lab, &small, -1, 1e-3, 10, 1e-3, &scale, msg, sizeof msg) == POSLAB_OK, "threshold: %s", msg);
+    CHECK(poslab_run_step(lab, msg, sizeof msg) == POSLAB_ERR_STATE, "a threshold ends the run in steps");
+    CHECK(poslab_run_begin(lab, &small, msg, sizeof msg) == POSLAB_OK, "begin: %s", msg);
+    poslab_config bad = small;
+    bad.heads = 3;
+    CHECK(poslab_run_begin(lab, &bad, msg, sizeof msg) == POSLAB_ERR_INPUT, "heads 3 at d 16 is refused");
+    CHECK(poslab_run_step(lab, msg, sizeof msg) == POSLAB_ERR_STATE, "a refused begin ends the run before it");
+    CHECK(!strcmp(poslab_status_text(POSLAB_RUNNING), "running: steps are left"), "POSLAB_RUNNING has words");
+    poslab_destroy(lab);
+}
+
 /* ALiBi's scores are the unbiased ones minus s m_h |i - j| (whatever the
  * offsets), with NumPy's get_slopes from the fixtures; at scale 0 they are
  * scheme none's exactly. */
@@ -607,6 +709,7 @@ int main(int argc, char **argv) {
     test_shift(lab);
     test_transformer(lab);
     test_one_head_is_the_module();
+    test_steps();
     const jvalue *tables = json_get(&fixtures, "tables");
     CHECK(tables != NULL, "the fixtures hold NumPy's tables");
     if (tables) {

@@ -141,6 +141,10 @@ export interface Lab {
   readonly simd: boolean;
   /** runs the experiment; throws an Error with the CLI's words for an invalid config */
   run(config?: Config): Result;
+  /** the same run in bounded steps (one transformer block of one sentence each): the first next()
+   *  checks the config and draws, the last returns run()'s result; a later run, runSteps or threshold
+   *  drops it */
+  runSteps(config?: Config): Generator<undefined, Result, undefined>;
   /** the magnitude where allclose stops holding for pairs[pair] (-1: the mean) */
   threshold(config: Config, pair: number, range?: { lo?: number; hi?: number; relTol?: number }): number;
   /** rows first .. first + count - 1 of the sinusoidal table at width dim */

@@ -21,12 +21,14 @@ import { SINGLE_FILE } from './bundled.js';
 export const CORE_FUNCTIONS = [
   '_malloc', '_free',
   '_poslab_config_new', '_poslab_config_free', '_poslab_config_set',
-  '_poslab_create', '_poslab_destroy', '_poslab_run', '_poslab_json', '_poslab_result_array',
+  '_poslab_create', '_poslab_destroy', '_poslab_run', '_poslab_run_begin', '_poslab_run_step',
+  '_poslab_json', '_poslab_result_array',
   '_poslab_threshold', '_poslab_status_text', '_poslab_options_json', '_poslab_heap_bytes_in_use',
   '_poslab_sinusoidal_table', '_poslab_alibi_slope',
 ];
 
 const MESSAGE_BYTES = 320; // POSLAB_MESSAGE_BYTES
+const RUNNING = 5;         // POSLAB_RUNNING
 const JSON_NO_SWEEP = 2;   // POSLAB_JSON_NO_SWEEP
 const ARRAY = { // poslab_array
   outputA: 0, outputB: 1, attentionA: 2, attentionB: 3, scales: 4, cosine: 5, allclose: 6, scoresA: 7, scoresB: 8,
@@ -217,32 +219,63 @@ class Lab {
   // Runs the experiment; returns the CLI's JSON result as an object.
   run(config = {}) {
     this.check();
+    this.stepping = null; // the core ends a run in steps
     const cfg = this.configure(config);
     try {
       if (this.core._poslab_run(this.lab, cfg, this.message, MESSAGE_BYTES) !== 0) throw this.fail();
-      const json = this.core._poslab_json(this.lab, JSON_NO_SWEEP);
-      if (!json) throw new Error('poslab: out of memory');
-      const result = JSON.parse(this.core.UTF8ToString(json));
-      const count = config.sweep ? config.sweep.count : 0;
-      if (count > 0) result.sweep = this.sweep(result.pairs, count);
-      if (config.full) {
-        const { sentence_a: a, sentence_b: b, dim } = result.config;
-        result.output_a = this.matrix(ARRAY.outputA, a.length, dim);
-        result.output_b = this.matrix(ARRAY.outputB, b.length, dim);
-        result.attention_a = this.matrix(ARRAY.attentionA, a.length, a.length);
-        result.attention_b = this.matrix(ARRAY.attentionB, b.length, b.length);
-        // every head, head 0 first (the JSON's attention_a is head 0); the
-        // scores are before the softmax, null where the mask hides a word
-        const heads = result.config.heads;
-        result.attention_heads_a = this.stack(ARRAY.attentionA, heads, a.length);
-        result.attention_heads_b = this.stack(ARRAY.attentionB, heads, b.length);
-        result.scores_heads_a = this.stack(ARRAY.scoresA, heads, a.length);
-        result.scores_heads_b = this.stack(ARRAY.scoresB, heads, b.length);
-      }
-      return result;
     } finally {
       this.core._poslab_config_free(cfg);
     }
+    return this.collect(config);
+  }
+
+  // The same run in steps (poslab_run_begin/_step), for a caller that must
+  // stay responsive while it computes: a generator whose first next()
+  // checks the config and makes the draws, and each later one does one
+  // bounded step (a sweep point, or one transformer block of one sentence);
+  // the last returns run()'s result. To drop the run, stop calling next():
+  // the lab's next call ends it, and keeps its draws if they are shared.
+  *runSteps(config = {}) {
+    this.check();
+    const mine = {};
+    this.stepping = mine;
+    const cfg = this.configure(config);
+    try {
+      if (this.core._poslab_run_begin(this.lab, cfg, this.message, MESSAGE_BYTES) !== 0) throw this.fail();
+    } finally {
+      this.core._poslab_config_free(cfg); // the core keeps a copy
+    }
+    for (;;) {
+      yield;
+      if (this.stepping !== mine) throw new Error('poslab: this run was dropped: the lab has begun another since');
+      const status = this.core._poslab_run_step(this.lab, this.message, MESSAGE_BYTES);
+      if (status === 0) return this.collect(config);
+      if (status !== RUNNING) throw this.fail();
+    }
+  }
+
+  // The last run's result as run() gives it, for `config` as asked.
+  collect(config) {
+    const json = this.core._poslab_json(this.lab, JSON_NO_SWEEP);
+    if (!json) throw new Error('poslab: out of memory');
+    const result = JSON.parse(this.core.UTF8ToString(json));
+    const count = config.sweep ? config.sweep.count : 0;
+    if (count > 0) result.sweep = this.sweep(result.pairs, count);
+    if (config.full) {
+      const { sentence_a: a, sentence_b: b, dim } = result.config;
+      result.output_a = this.matrix(ARRAY.outputA, a.length, dim);
+      result.output_b = this.matrix(ARRAY.outputB, b.length, dim);
+      result.attention_a = this.matrix(ARRAY.attentionA, a.length, a.length);
+      result.attention_b = this.matrix(ARRAY.attentionB, b.length, b.length);
+      // every head, head 0 first (the JSON's attention_a is head 0); the
+      // scores are before the softmax, null where the mask hides a word
+      const heads = result.config.heads;
+      result.attention_heads_a = this.stack(ARRAY.attentionA, heads, a.length);
+      result.attention_heads_b = this.stack(ARRAY.attentionB, heads, b.length);
+      result.scores_heads_a = this.stack(ARRAY.scoresA, heads, a.length);
+      result.scores_heads_b = this.stack(ARRAY.scoresB, heads, b.length);
+    }
+    return result;
   }
 
   // Rows of a double array of the last run, as JSON gives them (null for
@@ -324,6 +357,7 @@ class Lab {
   // poslab.h. 0 if it fails already at lo, hi if it never fails.
   threshold(config, pair, { lo = 1e-12, hi = 1e3, relTol = 1e-3 } = {}) {
     this.check();
+    this.stepping = null; // the core ends a run in steps
     const cfg = this.configure(config);
     const out = this.core._malloc(8);
     try {

@@ -178,3 +178,37 @@ test('a disposed lab refuses to run', async () => {
   other.dispose();
   assert.throws(() => other.run({}), /disposed/);
 });
+
+// lab.runSteps: the run of lab.run in bounded steps (poslab_run_step), so a
+// worker can read newer requests between them; dropping one part way leaves
+// nothing behind, and a generator whose run was dropped says so.
+test('a run in steps: one step per block and sentence, equal to lab.run', () => {
+  const deep = { model: 'transformer', layers: 3, heads: 2, dim: 16, scheme: 'rope', scale: 5,
+    sweep: { lo: 1e-3, hi: 10, count: 4 }, full: true };
+  const steps = lab.runSteps(deep);
+  let next = steps.next(); // begins: checks and draws
+  let count = 0;
+  while (!(next = steps.next()).done) count += 1;
+  assert.equal(count + 1, 4 + 2 * 3, 'a 4-point sweep and 3 blocks for each sentence');
+  const fresh = lab.run(deep);
+  assert.deepEqual(next.value, fresh);
+
+  // dropped halfway through sentence A's blocks, then a smaller magnitude
+  const dropped = lab.runSteps(deep);
+  for (let i = 0; i < 7; i++) dropped.next();
+  const small = { ...deep, scale: 0.3, sweep: undefined };
+  const rest = lab.runSteps(small);
+  let r;
+  while (!(r = rest.next()).done);
+  assert.deepEqual(r.value, lab.run(small));
+  assert.throws(() => dropped.next(), /this run was dropped: the lab has begun another since/);
+
+  // a bad config throws at the first next(), with the CLI's words
+  assert.throws(() => lab.runSteps({ ...small, heads: 3 }).next(), /heads: "3" does not divide dim 16/);
+  // a threshold between steps drops the run too
+  const cut = lab.runSteps(small);
+  cut.next();
+  cut.next();
+  lab.threshold(small, -1, { lo: 1e-3, hi: 10 });
+  assert.throws(() => cut.next(), /dropped/);
+});
