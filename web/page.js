@@ -209,14 +209,6 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     setAttr(doc.documentElement, 'data-ready', 'true'); // rewriting it would restyle the whole page each step
   }
 
-  // Whether two runs' configs (JSON) differ in nothing but the magnitude.
-  const onlyMagnitudeDiffers = (a, b) => {
-    const [x, y] = [JSON.parse(a), JSON.parse(b)];
-    delete x.scale;
-    delete y.scale;
-    return JSON.stringify(x) === JSON.stringify(y);
-  };
-
   // A transformer run in the worker; the page renders again when it is
   // back. A run for a state the page has since left is dropped first.
   function runInWorker(lab, full, runs) {
@@ -225,12 +217,11 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     if (running === key && (model.runningFull() || !full)) return; // asked already
     // A run for other draws (other words, d, seed, blocks...) is ended: the
     // new one draws afresh anyway. One that differs only in the magnitude
-    // (a slider step) is left to finish: ending it would throw away the
-    // worker's drawn weights (302 MB at 12 blocks, d 512), and the copy
-    // taking over would spend longer drawing them again (3.6 s against a
-    // 0.8 s run at 64 words) than the old run has left. The steps queued
-    // behind it are skipped by the worker, all but the newest.
-    if (running !== null && !onlyMagnitudeDiffers(running, key)) runs.restart(); // a copy still starting skips the stale run itself
+    // (a slider step) is dropped by the worker itself at its next block,
+    // and the new run goes on with the worker's drawn weights (302 MB at 12
+    // blocks, d 512), which a fresh copy would spend longer drawing again
+    // (3.6 s against a 0.8 s run at 64 words).
+    if (running !== null && !model.runningSharesDraws(lab)) runs.restart(); // a copy still starting skips the stale run itself
     // The verdicts first: a transformer's chart in the other worker would
     // halve their speed on a two-core machine; it starts again once they are shown.
     if (model.offThreadBusy() && model.offThreadIsTransformer()) transformerWorkers.chart?.restart();
@@ -306,6 +297,6 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     sweeper: () => sweeper,
     // the transformer's run worker, or null, and what it was asked (for ?debug)
     runs: () => transformerWorker('runs'),
-    runStats: () => ({ ...runStats, lastMs: model.lastWorkerRunMs ?? null }),
+    runStats: () => ({ ...runStats, lastMs: model.lastWorkerRunMs ?? null, restarts: transformerWorkers.runs?.restarts() ?? 0 }),
   };
 }

@@ -2,9 +2,9 @@
 // words, d 512 and 12 blocks one run takes about a second, and its chart a
 // hundred runs. The page keeps two of these (browser/sweeper.js's
 // protocol): one for the verdicts, restarted when the state moves on to
-// other draws so that stale runs are dropped (a slider step only skips the
-// queued runs: see page.js's runInWorker), and one for the chart. The head model's
-// chart keeps sweep_worker.js.
+// other draws so that stale runs are dropped (a slider step's newer run
+// takes over between blocks: see page.js's runInWorker), and one for the
+// chart. The head model's chart keeps sweep_worker.js.
 //
 //   request: {run: config}           result: {result (lab.run's), ms}
 //   request: a sweep_worker.js request, with the same replies
@@ -12,9 +12,16 @@ import { createLab } from './poslab.js';
 import { sweepJob } from './app/sweep.js';
 import { serveRequests } from './browser/sweeper.js';
 
-serveRequests(createLab(), (request, lab, partial) => {
+// A run goes in steps of one block of one sentence (about 40 ms at (e)),
+// reading messages between them: a slider step's newer run takes over at
+// the next step, on the weights this copy has drawn, instead of after a
+// whole run or on a spare copy that has to draw them again.
+serveRequests(createLab(), async (request, lab, partial, between) => {
   if (!request.run) return sweepJob(request, lab, partial);
   const t0 = performance.now();
-  const result = lab.run(request.run);
-  return { result, ms: performance.now() - t0 };
+  const steps = lab.runSteps(request.run);
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return { result: step.value, ms: performance.now() - t0 };
+    await between();
+  }
 });

@@ -216,7 +216,7 @@ test('a large transformer never blocks the page: no long task during fast slider
   await page.waitForFunction(() => document.documentElement.dataset.ready &&
     document.getElementById('verdicts').getAttribute('aria-busy') === 'false', null, { timeout: 60000 });
   const first = await page.evaluate(() => window.poslabDebug.transformerRuns());
-  assert.deepEqual({ ...first, lastMs: undefined }, { asked: 1, finished: 1, dropped: 0, lastMs: undefined },
+  assert.deepEqual({ ...first, lastMs: undefined }, { asked: 1, finished: 1, dropped: 0, lastMs: undefined, restarts: 0 },
     'the first verdicts came from the worker');
   assert.ok(first.lastMs > 50, `a run of the worker's took ${first.lastMs} ms`);
 
@@ -236,16 +236,20 @@ test('a large transformer never blocks the page: no long task during fast slider
       handlers.push(performance.now() - t0);
     }
     const end = performance.now();
+    const lastStep = end - handlers.at(-1);
     const busy = document.getElementById('verdicts').getAttribute('aria-busy');
     const status = document.getElementById('run-status').textContent;
     while (document.getElementById('verdicts').getAttribute('aria-busy') === 'true' ||
       document.querySelector('.verdict-table').getAttribute('aria-busy') === 'true') await frame();
+    const shownAfter = performance.now() - lastStep;
     await new Promise((r) => setTimeout(r, 100)); // long-task entries arrive a moment later
     const after = window.poslabDebug.transformerRuns();
-    return { busy, status, handlers, scale: document.getElementById('scale-text').value,
+    return { busy, status, handlers, scale: document.getElementById('scale-text').value, ms: end - start,
+      shownAfter, lastMs: after.lastMs,
       long: window.longTasks.filter((t) => t.start + t.ms > start && t.start < end),
       frames: window.longFrames.filter((t) => t.start + t.ms > start && t.start < end),
-      runs: { asked: after.asked - before.asked, dropped: after.dropped - before.dropped, finished: after.finished - before.finished } };
+      runs: { asked: after.asked - before.asked, dropped: after.dropped - before.dropped, finished: after.finished - before.finished,
+        restarts: after.restarts - before.restarts } };
   });
   // On two cores shared with other work (here: four helpers' builds and
   // browsers), the browser can stall a frame past 50 ms whatever the page
@@ -260,13 +264,16 @@ test('a large transformer never blocks the page: no long task during fast slider
     steps = await drag();
     assert.equal(steps.busy, 'true', 'the verdicts say they are being computed');
     assert.match(steps.status, /Computing 12 transformer blocks/);
-    // One run asked per step. Only the magnitude changes, so the worker
-    // keeps its draws and the run it has begun finishes; every step queued
-    // behind it is dropped but the last, the final state's: at most two
-    // runs computed to the end, every other one dropped.
-    const { asked, dropped, finished } = steps.runs;
-    assert.ok(finished >= 1 && finished <= 2 && asked >= 20 && asked <= 30 && dropped === asked - finished,
-      JSON.stringify(steps.runs));
+    // One run asked per step. Only the magnitude changes, so the worker is
+    // never ended (it keeps its draws): it drops the run it is computing at
+    // its next block when a newer one arrives, and skips the queued ones.
+    // Every run is dropped but the final state's, unless the drag outlasted
+    // a whole run (a loaded machine), when one more may finish.
+    const { asked, dropped, finished, restarts } = steps.runs;
+    assert.equal(restarts, 0, 'the worker holding the weights was never ended');
+    assert.ok(asked >= 20 && asked <= 30 && dropped === asked - finished &&
+      (finished === 1 || (finished === 2 && steps.ms > first.lastMs)), JSON.stringify({ ...steps.runs, drag: steps.ms }));
+    t.diagnostic(`final verdicts ${Math.round(steps.shownAfter)} ms after the last step; one run ${Math.round(steps.lastMs)} ms`);
     if (clean(steps)) break;
   }
   if (!clean(steps)) {

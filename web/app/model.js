@@ -146,9 +146,11 @@ export class Model {
     const config = this.configOf(state);
     const key = JSON.stringify(config);
     if (this.running?.key === key && (this.running.full || !full)) return this.running.promise;
-    const request = { key, full };
+    // runs that differ only in the magnitude share the worker's draws
+    const group = JSON.stringify({ ...config, scale: undefined });
+    const request = { key, full, group };
     const finished = () => { if (this.running === request) this.running = null; };
-    request.promise = call({ run: full ? { ...config, full: true } : config }, undefined, { latestOnly: true }).then(({ result, ms }) => {
+    request.promise = call({ run: full ? { ...config, full: true } : config }, undefined, { latestOnly: true, group }).then(({ result, ms }) => {
       finished();
       this.lastWorkerRunMs = ms;
       this.runs.set(key, result);
@@ -170,6 +172,13 @@ export class Model {
   // The key of the run in the worker, or null.
   runningKey() {
     return this.running?.key ?? null;
+  }
+
+  // Whether the run in the worker is for the same draws as `state` (it
+  // differs at most in the magnitude), so that the worker can go on to
+  // state's run with what it drew.
+  runningSharesDraws(state) {
+    return this.running !== null && this.running.group === JSON.stringify({ ...this.configOf(state), scale: undefined });
   }
 
   // The verdicts plus the outputs and attention matrices (`full`), for the

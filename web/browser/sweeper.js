@@ -14,6 +14,12 @@
 // A worker that breaks (its script did not load, its copy of the core did
 // not start) is dropped for good, and callers get {broken} (not an Error):
 // from then on the page computes the chart itself.
+//
+// A `latestOnly` request is dropped ({stale}) when a newer one reaches the
+// worker: before it begins, or between the steps of a handler that takes
+// them (serveRequests' `between`, the transformer's runs). The worker
+// keeps what it holds that way (its drawn weights); ending it
+// (restart()) is for work that cannot wait for the next step.
 
 // The page's side. `url`: the worker's script. With `spare`, more copies
 // are started beside it and kept ready, so that restart() can drop a
@@ -29,9 +35,14 @@ export function createSweeper(url, { spare = false, name = 'sweep worker' } = {}
       w.addEventListener('message', ({ data }) => {
         if (data.ready) started.add(w);
         // It began a run while a newer one was on its way to it (sent before
-        // the page heard it was ready): that run is stale already.
-        if (data.began !== undefined && w === worker &&
-            [...inFlight].some((c) => c.w === w && c.latestOnly && c.id > data.began)) restart();
+        // the page heard it was ready): that run is stale already. One of the
+        // same `group` (the same draws) will drop it at its first step and
+        // use what it drew; for another, the worker is ended.
+        if (data.began !== undefined && w === worker) {
+          const began = [...inFlight].find((c) => c.w === w && c.id === data.began);
+          if ([...inFlight].some((c) => c.w === w && c.latestOnly && c.id > data.began &&
+                                 (c.group === null || c.group !== began?.group))) restart();
+        }
       });
       // A worker whose script cannot load says so only with this event, and
       // would drop requests silently.
@@ -71,8 +82,10 @@ export function createSweeper(url, { spare = false, name = 'sweep worker' } = {}
   // anything, and its queue skips to the newest `latestOnly` request
   // itself; ending it would only put a colder copy in its place. Returns
   // whether the worker was ended.
+  let restarts = 0;
   function restart() {
     if (!worker || (spare && !started.has(worker))) return false;
+    restarts += 1;
     const old = worker;
     const ready = standby.findIndex((w) => started.has(w));
     worker = standby.length ? standby.splice(ready < 0 ? 0 : ready, 1)[0] : spawn();
@@ -85,13 +98,15 @@ export function createSweeper(url, { spare = false, name = 'sweep worker' } = {}
   // Sends `request`; resolves with the result, calls onPartial(partial) for
   // each partial reply before it. Rejects with an Error (the core's words),
   // with {broken}, or with {stale} after restart() or, for a `latestOnly`
-  // request, when a newer one reached the worker before it began.
-  function call(request, onPartial = () => {}, { latestOnly = false } = {}) {
+  // request, when a newer one reached the worker before it began or
+  // before its next step. `group`: requests that share what the worker
+  // draws for them (see the `began` message above).
+  function call(request, onPartial = () => {}, { latestOnly = false, group = null } = {}) {
     const w = worker;
     if (!w) return Promise.reject({ broken: 'no worker' });
     const id = ++next;
     return new Promise((resolve, reject) => {
-      const entry = { w, id, latestOnly, reject: (why) => done(() => reject(why)) };
+      const entry = { w, id, latestOnly, group, reject: (why) => done(() => reject(why)) };
       const done = (fn) => {
         inFlight.delete(entry);
         w.removeEventListener('message', onMessage);
@@ -114,18 +129,26 @@ export function createSweeper(url, { spare = false, name = 'sweep worker' } = {}
     });
   }
 
-  return { call, restart, available: () => worker !== null };
+  return { call, restart, available: () => worker !== null, restarts: () => restarts };
 }
 
 // The worker's side: `start` is a promise of what the handler needs (its
-// copy of the core); handler(request, ready, partial) returns the result,
-// calls partial(x) for early replies, and throws for the core's errors.
-// Requests are answered in order.
+// copy of the core); handler(request, ready, partial, between) returns the
+// result, calls partial(x) for early replies, and throws for the core's
+// errors. A handler that works in steps awaits between() after each: it
+// lets the worker read its messages, and throws (the request is answered
+// {stale}) when a newer `latestOnly` request has arrived for this one.
+// Requests are answered one at a time, in order.
 export function serveRequests(start, handler) {
   start.then(() => self.postMessage({ ready: true }), () => {}); // failures: reported with each request
   let newest = 0;
-  self.onmessage = async ({ data: { id, request, latestOnly } }) => {
-    newest = Math.max(newest, id);
+  let queue = Promise.resolve();
+  const STALE = Symbol('stale');
+  self.onmessage = ({ data }) => {
+    newest = Math.max(newest, data.id); // seen by the request in hand at its next step
+    queue = queue.then(() => serve(data));
+  };
+  async function serve({ id, request, latestOnly }) {
     let ready;
     try {
       ready = await start;
@@ -133,17 +156,34 @@ export function serveRequests(start, handler) {
       self.postMessage({ id, broken: String(e?.message ?? e) });
       return;
     }
-    // queued while the core started, and no longer wanted
-    if (latestOnly && id < newest) {
+    const superseded = () => latestOnly && id < newest;
+    if (superseded()) { // queued while the core started or a run computed, and no longer wanted
       self.postMessage({ id, stale: true });
       return;
     }
     if (latestOnly) self.postMessage({ began: id });
+    const between = async () => {
+      await afterMessages();
+      if (superseded()) throw STALE;
+    };
     try {
-      const result = await handler(request, ready, (partial) => self.postMessage({ id, partial }));
+      const result = await handler(request, ready, (partial) => self.postMessage({ id, partial }), between);
       self.postMessage({ id, result });
     } catch (e) {
-      self.postMessage({ id, error: String(e?.message ?? e) });
+      self.postMessage(e === STALE ? { id, stale: true } : { id, error: String(e?.message ?? e) });
     }
-  };
+  }
+}
+
+// Resolves once the messages that reached the worker before it are
+// handled: a message to itself queues behind them. (setTimeout(0) would
+// do, but browsers hold a timer set from a timer's callback 4 ms from the
+// fifth on: 24 steps of a run at 12 blocks would lose a tenth of a second.)
+const channel = typeof MessageChannel === 'function' ? new MessageChannel() : null;
+function afterMessages() {
+  if (!channel) return new Promise((resolve) => { setTimeout(resolve, 0); });
+  return new Promise((resolve) => {
+    channel.port1.onmessage = () => resolve();
+    channel.port2.postMessage(null);
+  });
 }
