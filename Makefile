@@ -76,8 +76,9 @@ PAGE_SRC := $(BUILD)/page-src
 site: wasm wasm-nosimd
 	rm -rf $(SITE) $(PAGE_SRC)
 	mkdir -p $(SITE)/vendor $(PAGE_SRC)
-	# The page's markup without its indentation (a tenth of its bytes).
-	sed -E 's/^[[:space:]]+//' web/index.html > $(SITE)/index.html
+	# The page's markup without its indentation (a tenth of its bytes) and
+	# its lines that are only comments (notes for whoever edits it).
+	sed -E 's/^[[:space:]]+//; /^<!--.*-->$$/d' web/index.html > $(SITE)/index.html
 	cp web/*.svg web/package.json $(SITE)/
 	# The page's modules as one file, and the sweep worker's as another; both
 	# import the wrapper, poslab.js (with the Emscripten glue beside it), which

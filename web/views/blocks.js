@@ -7,9 +7,10 @@
 import { sig } from '../app/format.js';
 import { blockSeries, blocksStory } from '../teach/blocks_story.js';
 import { setText, el } from './dom.js';
+import { h } from './markup.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
-// The SVG's own coordinates (its viewBox, index.html): room for the labels.
+// The SVG's own coordinates (its viewBox): room for the labels.
 const BOX = { width: 360, height: 170, left: 46, right: 12, top: 10, bottom: 30 };
 // Cosine distances of 0 or tiny negatives (rounding) are drawn on the floor.
 const FLOOR_EXP = -17;
@@ -32,7 +33,34 @@ const yOf = (cosine) => {
 const verdictText = (p) => (p ? (p.allclose ? 'True' : 'False') : '–');
 const distanceText = (p) => (p ? sig(p.cosine) : '–');
 
+// The section's body: index.html has only its heading, since a student who
+// never switches to transformer blocks never needs the rest, and opening
+// the lab is weighed by the byte (tests/browser/weight.test.mjs).
+function sectionMarkup() {
+  const col = (text, className) => h('th', className ? { scope: 'col', class: className } : { scope: 'col' }, text);
+  return [
+    h('p', { class: 'blocks-story', id: 'blocks-story' }),
+    h('ul', { class: 'bl-legend', 'aria-hidden': 'true' },
+      h('li', { class: 'bl-legend-word' }, h('span', { class: 'legend-line' }), h('span', { class: 'blocks-legend-word' }, 'the word')),
+      h('li', { class: 'bl-legend-mean' }, h('span', { class: 'legend-line' }), 'sentence mean'),
+      h('li', { class: 'legend-dots' }, h('span', { class: 'dot dot-true' }), 'True ', h('span', { class: 'dot dot-false' }), 'False')),
+    h('svg', { class: 'blocks-chart', id: 'blocks-chart', role: 'img', 'aria-labelledby': 'blocks-chart-label blocks-story',
+      viewBox: `0 0 ${BOX.width} ${BOX.height}` }),
+    h('p', { class: 'bl-caption', id: 'blocks-chart-label' }),
+    h('details', { class: 'chart-data bl-data', id: 'blocks-data' },
+      h('summary', {}, 'The numbers as a table'),
+      h('div', { class: 'chart-data-scroll', role: 'region', 'aria-label': 'Block by block, as numbers', tabindex: '0' },
+        h('table', { class: 'bl-table' },
+          h('caption', {}, 'Cosine distance between sentence A and sentence B after each block (the residual stream, ' +
+            'before the final LayerNorm) and at the output, and the np.allclose verdict'),
+          h('thead', {}, h('tr', {}, col('after'), col('word: cosine distance', 'blocks-col-word'), col('np.allclose'),
+            col('sentence mean: cosine distance'), col('np.allclose'))),
+          h('tbody')))),
+  ];
+}
+
 export function createBlocks(root) {
+  root.append(...sectionMarkup());
   const chart = root.querySelector('#blocks-chart');
   const story = root.querySelector('#blocks-story');
   const caption = root.querySelector('#blocks-chart-label');

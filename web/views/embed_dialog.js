@@ -2,6 +2,7 @@
 // and the link for the current view, with the groups a lesson hides (see
 // embed.js). Loaded on the first click of the Embed button.
 import { GROUPS, viewUrl } from './embed.js';
+import { h } from './markup.js';
 
 const attribute = (s) => String(s).replace(/&/g, '&amp;').replace(/"/g, '&quot;')
   .replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -43,7 +44,34 @@ async function copyText(text, field, status) {
 
 // The Embed dialog. getHash() returns the current state's hash text;
 // open() fills it in for the current view and shows it.
+// The dialog's body, which index.html leaves out: it is needed only once
+// Embed is clicked, and opening the lab is weighed by the byte.
+function dialogMarkup() {
+  const text = (id, attrs = {}) => h('input', { type: 'text', id, autocomplete: 'off', ...attrs });
+  const copyRow = (button, label, status, ...more) => h('div', { class: 'button-row' },
+    h('button', { type: 'button', id: button }, label), h('span', { class: 'copied', id: status, role: 'status' }), ...more);
+  const code = (id, rows) => h('textarea', { id, readonly: '', rows, spellcheck: 'false' });
+  return h('div', { class: 'dialog-body' },
+    h('h2', { id: 'embed-title' }, 'Embed this view'),
+    h('p', {}, 'Paste the HTML into a course page, or the cell into a Jupyter notebook. The lab opens with exactly ' +
+      'the settings you see now.'),
+    h('fieldset', { class: 'embed-hide' }, h('legend', {}, 'Hide in the embed'), h('div', { class: 'embed-hide-list', id: 'embed-hide' })),
+    h('div', { class: 'embed-size' },
+      h('label', {}, 'Width ', text('embed-width', { class: 'number', value: '100%' })),
+      h('label', {}, 'Height ', text('embed-height', { class: 'number' }))),
+    h('label', { class: 'block-label', for: 'embed-code' }, 'HTML'),
+    code('embed-code', '6'),
+    copyRow('embed-copy', 'Copy', 'embed-copied'),
+    h('label', { class: 'block-label', for: 'embed-jupyter' }, 'Jupyter notebook cell (Python)'),
+    code('embed-jupyter', '4'),
+    copyRow('jupyter-copy', 'Copy cell', 'jupyter-copied'),
+    h('label', { class: 'block-label', for: 'embed-link' }, 'Link to this view'),
+    h('input', { type: 'text', id: 'embed-link', readonly: '', spellcheck: 'false' }),
+    copyRow('link-copy', 'Copy link', 'link-copied', h('button', { type: 'button', class: 'quiet dialog-close', id: 'embed-close' }, 'Close')));
+}
+
 export function createEmbedPanel({ dialog, getHash, view }) {
+  dialog.prepend(dialogMarkup());
   const list = dialog.querySelector('#embed-hide');
   const width = dialog.querySelector('#embed-width');
   const height = dialog.querySelector('#embed-height');
