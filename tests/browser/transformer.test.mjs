@@ -93,6 +93,19 @@ test('switching to transformer blocks: True without positions or mask, False wit
   const peaked = lab.run({ ...FIGURES, scheme: 'rope', scale: 1, weight_std: 1 });
   assert.equal(sig(peaked.pairs[2].cosine_distance, 3), '0.39');
   assert.deepEqual(await blockRows(page), expectedRows(peaked, 2));
+  // The chart's dots move with the figures (a slider step updates them in
+  // place), and a new number of blocks gives a new frame.
+  const dotYs = () => page.$$eval('#blocks-chart circle.bl-word:not([hidden])', (c) => c.map((d) => Number(d.getAttribute('cy'))));
+  const before = await dotYs();
+  await page.fill('#weight-std', '0.02');
+  await settled(page);
+  const after = await dotYs();
+  assert.equal(after.length, 5);
+  assert.ok(after.every((y, i) => y > before[i]), `smaller distances sit lower: ${before} -> ${after}`);
+  await page.fill('#layers', '2');
+  await settled(page);
+  assert.deepEqual(await blockRows(page), expectedRows(lab.run({ ...FIGURES, scheme: 'rope', scale: 1, layers: 2 }), 2));
+  assert.equal(await page.$$eval('#blocks-chart circle:not([hidden])', (c) => c.length), 2 * 3, 'three points for each curve');
   await done();
 });
 
