@@ -146,8 +146,6 @@ const SWEEP = { lo: 1e-9, hi: 1e3, count: 121 };
 export async function expected(config, pair) {
   lab ??= await createLab();
   const r = lab.run({ ...config, sweep: SWEEP });
-  const row = (word, f) => ({ word, allclose: f.allclose ? 'True' : 'False',
-                              maxDiff: sig(f.max_abs_diff), cosine: sig(f.cosine_distance) });
   const verdict = (p) => (p.allclose ? 'True' : 'False');
   const chart = r.sweep.scales.flatMap((scale, i) => {
     const exp = Math.log10(scale);
@@ -160,7 +158,14 @@ export async function expected(config, pair) {
   // thresholds' dashed lines: 1e-5 to 1e-2.
   const points = r.sweep.scales.map((s, i) => [s, r.sweep.pairs[pair][i].cosine_distance])
     .filter(([s], i) => s >= 1e-5 && s <= 1e-2 && i % 10 === 0);
-  return { table: [...r.pairs.map((p) => row(p.word, p)), row('sentence mean', r.mean)], chart, points };
+  return { table: tableOf(r), chart, points };
+}
+
+// The verdict table's text for a result of the lab's.
+function tableOf(r) {
+  const row = (word, f) => ({ word, allclose: f.allclose ? 'True' : 'False',
+                              maxDiff: sig(f.max_abs_diff), cosine: sig(f.cosine_distance) });
+  return [...r.pairs.map((p) => row(p.word, p)), row('sentence mean', r.mean)];
 }
 
 // Polls `script` (a function body) in the page until it returns a truthy value.
@@ -187,6 +192,42 @@ export async function walk(driver, { origin, misses, shots }) {
   const step = async (name, fn) => { const t0 = Date.now(); await fn(); times[name] = Date.now() - t0; };
   const settled = (what) => until(driver, SETTLED, what);
   const table = () => driver.run(TABLE);
+
+  // Transformer blocks large enough for the worker, which computes a run a
+  // block at a time and reads its messages in between (a generator and a
+  // MessageChannel in a module worker): a fast drag of the slider, and the
+  // final state's verdicts are the core's.
+  const words = Array.from({ length: 24 }, (_, i) => `w${i + 1}`);
+  const deep = { sentence_a: words.join(' '), sentence_b: [...words].reverse().join(' '), scheme: 'rope', dim: 128,
+                 heads: 4, model: 'transformer', layers: 6 };
+  // (rows out of sight are filled a moment later: the table is busy until then)
+  const verdictsShown = `return document.documentElement.dataset.ready !== undefined &&
+    document.getElementById('verdicts').getAttribute('aria-busy') === 'false' &&
+    document.querySelector('.verdict-table').getAttribute('aria-busy') === 'false'`;
+  await step('transformer', async () => {
+    await driver.resize(1280, 900);
+    await driver.open(`${origin}/?debug#a=${words.join('+')}&b=${[...words].reverse().join('+')}&pos=1&scheme=rope` +
+      '&scale=1&dim=128&heads=4&model=transformer&layers=6&word=0');
+    await until(driver, verdictsShown, 'the transformer\'s verdicts');
+    await driver.run(`return (async () => {
+      const slider = document.getElementById('scale-slider');
+      for (let i = 0; i < 8; i++) {
+        await new Promise((r) => requestAnimationFrame(r));
+        slider.value = String(Number(slider.value) - 0.05);
+        slider.dispatchEvent(new Event('input', { bubbles: true }));
+      }
+      return true;
+    })()`);
+    await until(driver, verdictsShown, 'the verdicts after the drag');
+  });
+  const runs = await driver.run('return window.poslabDebug.transformerRuns()');
+  assert.ok(runs.asked >= 2 && runs.finished >= 2 && runs.restarts === 0, `the worker's runs: ${JSON.stringify(runs)}`);
+  const scale = Number(await driver.run("return document.getElementById('scale-text').value"));
+  assert.ok(scale < 1, `the drag moved the magnitude (${scale})`);
+  lab ??= await createLab();
+  assert.deepEqual(await table(), tableOf(lab.run({ ...deep, scale })));
+  const deepSeen = await driver.run('return window.__problems ?? null');
+  assert.deepEqual([...deepSeen, ...(await driver.problems()), ...misses], [], 'the transformer page reported problems');
 
   await step('open', async () => {
     await driver.resize(1280, 900);
