@@ -107,3 +107,51 @@ test('the declarations match the wrapper and docs/interfaces.md', async () => {
   assert.deepEqual(declared(dts, 'export interface CreateLabOptions {').sort(), ['base', 'simd']);
   lab.dispose();
 });
+
+// The declarations through the TypeScript compiler (strict), as a
+// consumer's code sees them: a script that uses every part of the API
+// compiles, and one that misuses it is refused (so the check can fail).
+const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+const USES = `
+import { createLab, simdSupported, CORE_FUNCTIONS, type Config, type Result } from 'poslab';
+const lab = await createLab({ simd: simdSupported() });
+const config: Config = { sentence_a: ['dog', 'bites', 'man'], sentence_b: 'man bites dog', scheme: 'rope', heads: 2,
+  dim: 8, sweep: { lo: 1e-3, hi: 1, count: 4 }, full: true };
+const result: Result = lab.run(config);
+const man: boolean | undefined = result.pairs[2].allclose; // no figures for a word without a partner
+const steps = lab.runSteps({ ...config, model: 'transformer', layers: 2 });
+let step = steps.next();
+while (!step.done) step = steps.next();
+const deep: Result = step.value;
+const layers: number = deep.layers?.length ?? 0;
+const where: number = lab.threshold({ scheme: 'random' }, 2, { hi: 10 });
+const table: number[][] = lab.sinusoidal(0, 3, 4);
+const slope: number = lab.alibiSlope(0, 8);
+const names: string[] = lab.options.options.map((o) => o.json);
+console.log(man, layers, where, table.length, slope, names.length, CORE_FUNCTIONS.length, lab.simd, lab.memoryBytes());
+lab.dispose();
+`;
+const MISUSES = `
+import { createLab } from 'poslab';
+const lab = await createLab();
+const cosine: string = lab.run({}).mean.cosine_distance;
+const steps: number = lab.runSteps({}).next().value;
+`;
+
+test('the declarations compile in a strict TypeScript consumer, and misuse is refused', () => {
+  const compile = (source) => {
+    const file = path.join(consumer.dir, 'check.ts');
+    writeFileSync(file, source);
+    try {
+      execFileSync(process.execPath, [TSC, '--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext',
+        '--moduleResolution', 'nodenext', file], { cwd: consumer.dir, encoding: 'utf8' });
+      return '';
+    } catch (e) {
+      return `${e.stdout}${e.stderr}` || 'tsc failed';
+    }
+  };
+  assert.equal(compile(USES), '');
+  const refused = compile(MISUSES);
+  assert.match(refused, /check\.ts\(4,7\): error TS2322: Type 'number \| null' is not assignable to type 'string'/);
+  assert.match(refused, /check\.ts\(5,7\): error TS2322: Type 'Result \| undefined' is not assignable to type 'number'/);
+});
