@@ -690,6 +690,7 @@ poslab_status poslab_run_step(poslab_lab *lab, char *message, size_t size) {
     case RUN_SIDE_A:
         if (side_step(lab, &lab->a, c, lab->run.s, lab->run.at++)) lab->run.phase = RUN_SIDE_B, lab->run.at = 0;
         return POSLAB_RUNNING;
+    case RUN_SIDE_B:
     default:
         if (!side_step(lab, &lab->b, c, lab->run.s, lab->run.at++)) return POSLAB_RUNNING;
         finish_run(lab, c, lab->run.s);

@@ -221,6 +221,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             jvalue v;
             require(json && json_parse(json, &v) == 0, "the JSON output parses");
             json_free(&v);
+            /* a run in steps dropped part way leaves nothing behind: the
+               same config again prints the same JSON */
+            char *first = malloc(strlen(json) + 1);
+            if (first) {
+                strcpy(first, json);
+                poslab_config other = cfg;
+                other.scale = poslab_config_scale(&cfg) / 2;
+                other.scale_given = 1;
+                if (poslab_run_begin(lab, &other, message, sizeof message) == POSLAB_OK)
+                    for (size_t k = 0; k < size % 9; k++)
+                        if (poslab_run_step(lab, message, sizeof message) != POSLAB_RUNNING) break;
+                require(poslab_run(lab, &cfg, message, sizeof message) == POSLAB_OK &&
+                            !strcmp(poslab_json(lab, POSLAB_JSON_FULL), first),
+                        "a run after a dropped one prints what the first printed");
+                free(first);
+            }
             require(poslab_text(lab) != NULL, "the text output exists");
             double t;
             require(poslab_threshold(lab, &cfg, -1, 1e-9, 1e3, 1e-2, &t, message, sizeof message) == POSLAB_OK,
