@@ -405,6 +405,36 @@ test('the chart follows the slider without recomputing the sweep', async () => {
   await done();
 });
 
+// A new sweep's draw paints the axes from the copy kept after the last
+// layout and draws only the curves, shading and marker over it: Chart.js
+// does not draw the axes again, and the picture is the very one Chart.js
+// draws when it draws everything.
+test('new curves are drawn over the kept axes, the same pixels as a full draw', async () => {
+  const { page, done } = await open('/#a=the+cat+chased+the+mouse&b=the+mouse+chased+the+cat&pos=1&scheme=rope&scale=0.3&word=2');
+  await settled(page);
+  await page.evaluate(() => {
+    const chart = window.Chart.getChart(document.getElementById('chart'));
+    window.axisDraws = 0;
+    for (const scale of Object.values(chart.scales)) {
+      for (const part of ['drawGrid', 'drawLabels', 'drawTitle']) {
+        const own = scale[part];
+        scale[part] = function (...args) { window.axisDraws += 1; return own.apply(this, args); };
+      }
+    }
+  });
+  const before = await chartTable(page);
+  await page.fill('#sentence-a', 'mouse the chased the cat'); // "chased": True only below a threshold
+  await settled(page);
+  assert.notDeepEqual(await chartTable(page), before, 'a new sweep was drawn');
+  assert.equal(await page.evaluate(() => window.axisDraws), 0, 'the axes came from the kept copy');
+  await keepPixels(page, 'over kept axes');
+  // chart.update() lays the chart out again, which drops the copy: Chart.js draws everything
+  await page.evaluate(() => window.Chart.getChart(document.getElementById('chart')).update('none'));
+  assert.ok(await page.evaluate(() => window.axisDraws) > 0, 'Chart.js drew the axes itself');
+  assert.deepEqual(await changedColumns(page, 'over kept axes'), [], 'the same pixels');
+  await done();
+});
+
 // 64 words at d 512 (the largest allowed) with RoPE, whose sweep has no
 // shortcut: ~0.2 s, far longer than the page's own share of a keystroke.
 const LARGE = (() => {

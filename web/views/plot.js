@@ -62,7 +62,23 @@ export function trueRanges(scales, flags) {
 // (so the PNG download reads the same outside the page). `shade` is read at
 // every draw (Chart.js's resolved plugin options change only on update()):
 // {ranges, thresholds} from update(), colours and font from the theme.
-function shadePlugin(shade) {
+// layer: the axes' layer (axesPlugin), which the band is part of.
+function shadePlugin(shade, layer) {
+  // The rounding band along the bottom: it never changes.
+  function band(chart) {
+    const { ctx, chartArea: area, scales: { y } } = chart;
+    if (!area) return;
+    clipToArea(ctx, area);
+    const bandTop = y.getPixelForValue(ROUNDING_BAND);
+    ctx.fillStyle = shade.roundingColor;
+    ctx.fillRect(area.left, bandTop, area.width, area.bottom - bandTop);
+    ctx.fillStyle = shade.textColor;
+    ctx.font = `${shade.fontSize}px ${shade.fontFamily}`;
+    ctx.textAlign = 'right';
+    ctx.textBaseline = 'bottom';
+    ctx.fillText(shade.roundingLabel, area.right - 6, bandTop - 3);
+    ctx.restore();
+  }
   return {
     id: 'poslabShade',
     beforeDraw(chart) {
@@ -95,19 +111,17 @@ function shadePlugin(shade) {
       ctx.restore();
     },
     beforeDatasetsDraw(chart) {
-      const { ctx, chartArea: area, scales: { x, y } } = chart;
+      band(chart);
+      layer.keep(chart);
+      this.ranges(chart);
+    },
+    // np.allclose True for the plotted word (the rest of beforeDatasetsDraw,
+    // which the axes' layer calls on its own)
+    ranges(chart) {
+      const { ctx, chartArea: area, scales: { x } } = chart;
       if (!area) return;
       clipToArea(ctx, area);
-      // rounding band along the bottom
-      const bandTop = y.getPixelForValue(ROUNDING_BAND);
-      ctx.fillStyle = shade.roundingColor;
-      ctx.fillRect(area.left, bandTop, area.width, area.bottom - bandTop);
-      ctx.fillStyle = shade.textColor;
       ctx.font = `${shade.fontSize}px ${shade.fontFamily}`;
-      ctx.textAlign = 'right';
-      ctx.textBaseline = 'bottom';
-      ctx.fillText(shade.roundingLabel, area.right - 6, bandTop - 3);
-      // np.allclose True for the plotted word
       for (const [lo, hi] of shade.ranges ?? []) {
         const left = Math.max(area.left, x.getPixelForValue(lo));
         const right = Math.min(area.right, x.getPixelForValue(hi));
@@ -160,6 +174,44 @@ function nowPlugin(now) {
         ctx.stroke();
       }
       ctx.restore();
+    },
+  };
+}
+
+// The panel colour, the axes with their grid, ticks and titles, and the
+// rounding band change only when Chart.js lays the chart out again (the
+// theme or the size changes): a copy of the canvas as it stands after them
+// is kept, and later draws paint that copy and then only what moves
+// (`rest`: shading, curves, thresholds, marker, readout) instead of having
+// Chart.js draw the axes again, which was a third of a new sweep's draw
+// (and their grid and text made most of what the browser then rasters).
+// The copy is taken on the first draw with curves after a layout, as
+// basePlugin's: the empty chart at start-up is never copied.
+function axesPlugin(layer, rest) {
+  const fits = (canvas) => layer.canvas.width === canvas.width && layer.canvas.height === canvas.height;
+  layer.keep = (chart) => {
+    if (layer.valid || chart.data.datasets.every((d) => d.data.length === 0)) return;
+    const { canvas } = chart;
+    if (!fits(canvas)) {
+      layer.canvas.width = canvas.width;
+      layer.canvas.height = canvas.height;
+    }
+    layer.context ??= layer.canvas.getContext('2d');
+    layer.context.drawImage(canvas, 0, 0);
+    layer.valid = true;
+  };
+  return {
+    id: 'poslabAxes',
+    afterUpdate() { layer.valid = false; },
+    beforeDraw(chart) {
+      const { canvas, ctx } = chart;
+      if (!layer.valid || !fits(canvas)) return true;
+      ctx.save();
+      ctx.setTransform(1, 0, 0, 1, 0, 0);
+      ctx.drawImage(layer.canvas, 0, 0);
+      ctx.restore();
+      rest(chart);
+      return false; // Chart.js's own drawing of the same axes
     },
   };
 }
@@ -271,9 +323,21 @@ export function createPlot(figure, { maxScale }) {
   let drawn = { sweep: null, key: '' }; // the sweep and the rest the curves were last set from
   const readout = { index: null, at: null, lines: [], font: '', fontSize: 13, text: '', background: '', border: '' };
   const base = { canvas: document.createElement('canvas'), context: null, valid: false };
+  const axes = { canvas: document.createElement('canvas'), context: null, valid: false };
   const making = { now: true }; // Chart.js's own first draw is skipped (skipWhile)
   const marker = nowPlugin(now);
   const readoutLayer = readoutPlugin(readout, FLOOR);
+  const shading = shadePlugin(shade, axes);
+  const copy = basePlugin(base, now);
+  // What a draw paints over the axes' layer, in Chart.js's order.
+  const overAxes = (chart) => {
+    shading.ranges(chart);
+    curvesPlugin.afterDatasetsDraw(chart);
+    shading.afterDatasetsDraw(chart);
+    copy.afterDatasetsDraw(chart);
+    marker.afterDatasetsDraw(chart);
+    readoutLayer.afterDraw(chart);
+  };
 
   const config = {
     type: 'line',
@@ -316,9 +380,10 @@ export function createPlot(figure, { maxScale }) {
         poslabReadout: readout,
       },
     },
-    // in drawing order: curves, then thresholds (shade), the copy without
-    // the marker (base), marker, readout
-    plugins: [skipWhile(making), curvesPlugin, shadePlugin(shade), basePlugin(base, now), marker, readoutLayer],
+    // in drawing order: the axes' layer (which, once kept, draws the rest
+    // itself), curves, then thresholds (shade), the copy without the marker
+    // (base), marker, readout
+    plugins: [skipWhile(making), axesPlugin(axes, overAxes), curvesPlugin, shading, copy, marker, readoutLayer],
   };
 
   // The marker and readout on the last full draw's copy (see basePlugin);
