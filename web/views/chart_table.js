@@ -1,44 +1,57 @@
 // chart_table.js - the chart's numbers as a table, the text alternative to
 // the canvas (screen readers, and anyone who wants the figures): one row per
 // power of ten of the sweep, with the cosine distance and the np.allclose
-// verdict (as words) for the plotted word and the sentence mean. Rebuilt only
-// when the sweep or the plotted word changes. Text goes in through textContent only.
+// verdict (as words) for the plotted word and the sentence mean. Rewritten
+// only when the sweep or the plotted word changes, and then in place: a new
+// sweep (every keystroke) changes the figures, not the rows, so its cells'
+// text is rewritten where it differs (dom.js) instead of building 65 new
+// elements each time. Text goes in through textContent only.
 import { sig, decadeOf } from '../app/format.js';
+import { setText } from './dom.js';
 
 const verdictText = (p) => (p === undefined ? '–' : p.allclose ? 'True' : 'False');
 const distanceText = (p) => (p === undefined ? '–' : sig(p.cosine_distance));
+
+// One row: the magnitude's header cell, then the word's and the mean's
+// distance and verdict.
+function makeRow() {
+  const tr = document.createElement('tr');
+  const head = document.createElement('th');
+  head.scope = 'row';
+  const cells = [head, ...Array.from({ length: 4 }, () => document.createElement('td'))];
+  tr.append(...cells);
+  return { tr, cells };
+}
 
 export function createChartTable(details) {
   const body = details.querySelector('tbody');
   const wordHead = details.querySelector('.col-word');
   const wordVerdictHead = details.querySelector('.col-word-verdict');
   let shown = { sweep: null, sel: -1, word: '' };
+  const rows = [];
 
   // sweep: {scales, mean, pairs} (undefined while it is computed); sel: the
   // plotted pair's index; word: its quoted word; paired: whether B has it.
   function update(sweep, sel, word, paired) {
     if (!sweep || (shown.sweep === sweep && shown.sel === sel && shown.word === word)) return;
     shown = { sweep, sel, word };
-    wordHead.textContent = `${word}: cosine distance`;
-    wordVerdictHead.textContent = `${word}: np.allclose`;
+    setText(wordHead, `${word}: cosine distance`);
+    setText(wordVerdictHead, `${word}: np.allclose`);
     const series = paired ? sweep.pairs[sel] : [];
-    const rows = [];
+    let count = 0;
     sweep.scales.forEach((scale, i) => {
       const exp = decadeOf(scale);
       if (exp === null) return;
-      const row = document.createElement('tr');
-      const head = document.createElement('th');
-      head.scope = 'row';
-      head.textContent = exp === 0 ? '1' : `1e${exp}`;
-      row.append(head);
-      for (const text of [distanceText(series[i]), verdictText(series[i]), distanceText(sweep.mean[i]), verdictText(sweep.mean[i])]) {
-        const cell = document.createElement('td');
-        cell.textContent = text;
-        row.append(cell);
-      }
-      rows.push(row);
+      const row = (rows[count] ??= makeRow());
+      const texts = [exp === 0 ? '1' : `1e${exp}`, distanceText(series[i]), verdictText(series[i]),
+        distanceText(sweep.mean[i]), verdictText(sweep.mean[i])];
+      texts.forEach((text, c) => setText(row.cells[c], text));
+      count += 1;
     });
-    body.replaceChildren(...rows);
+    rows.length = count;
+    if (body.children.length !== count || rows.some((row, k) => body.children[k] !== row.tr)) {
+      body.replaceChildren(...rows.map((row) => row.tr));
+    }
   }
 
   return { update };
