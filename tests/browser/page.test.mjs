@@ -434,6 +434,36 @@ test('new curves are drawn over the kept axes, the same pixels as a full draw', 
   assert.ok(await page.evaluate(() => window.tableRows.length === 13 &&
     window.tableRows.every((row, k) => document.querySelectorAll('#chart-data tbody tr')[k] === row)), 'the same 13 rows');
   assert.equal(await page.evaluate(() => window.axisDraws), 0, 'the axes came from the kept copy');
+  // Typing made no copy of the canvas for slider steps (a full-canvas copy
+  // each time): the first slider step makes it, the next ones paint it back.
+  assert.deepEqual(await page.evaluate(async () => {
+    const canvas = document.getElementById('chart');
+    const drawImage = CanvasRenderingContext2D.prototype.drawImage;
+    let copies = 0;
+    CanvasRenderingContext2D.prototype.drawImage = function (source, ...rest) {
+      if (source === canvas) copies += 1;
+      return drawImage.call(this, source, ...rest);
+    };
+    const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    const counts = [];
+    const input = document.getElementById('sentence-a');
+    input.value = 'mouse the chased a cat';
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+    for (let k = 0; k < 5; k++) await frame(); // the thresholds' draw too
+    counts.push(copies);
+    const slider = document.getElementById('scale-slider');
+    for (const step of [0.1, 0.2]) {
+      slider.value = String(Number(slider.value) - step);
+      slider.dispatchEvent(new Event('input', { bubbles: true }));
+      counts.push(copies);
+    }
+    input.value = 'mouse the chased the cat';
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+    await frame();
+    CanvasRenderingContext2D.prototype.drawImage = drawImage;
+    return counts;
+  }), [0, 1, 1], 'copies of the canvas after a keystroke, then after each of two slider steps');
+  await settled(page);
   await keepPixels(page, 'over kept axes');
   // chart.update() lays the chart out again, which drops the copy: Chart.js draws everything
   await page.evaluate(() => window.Chart.getChart(document.getElementById('chart')).update('none'));

@@ -220,17 +220,21 @@ function axesPlugin(layer, rest) {
 // thresholds, before the marker: a slider step moves only the marker, so it
 // paints this copy back and draws the marker on it (markerOnly below)
 // instead of having Chart.js draw axes, grid, curves and shading again,
-// which was most of a slider step at 64 words. Every full draw with a
-// marker (`now.x`) and curves refreshes it; other draws (positions off, the
-// empty chart at start-up) leave none: copying the canvas makes the browser
-// draw it there and then, which was the largest single cost of the chart's
+// which was most of a slider step at 64 words. A full draw with a marker
+// (`now.x`) and curves refreshes it, except one for new curves or
+// thresholds (`base.later`, from update()): there the copy waits for the
+// first slider step that needs it (markerOnly), since copying the canvas
+// makes the browser draw it there and then and copy all its pixels again
+// when the marker is drawn over it, a full-canvas copy twice per keystroke
+// that typing never used. Other draws (positions off, the empty chart at
+// start-up) leave none: a copy was the largest single cost of the chart's
 // start-up.
 function basePlugin(base, now) {
   return {
     id: 'poslabBase',
     afterDatasetsDraw(chart) {
       const { canvas } = chart;
-      if (now.x === null || chart.data.datasets.every((d) => d.data.length === 0)) {
+      if (base.later || now.x === null || chart.data.datasets.every((d) => d.data.length === 0)) {
         base.valid = false;
         return;
       }
@@ -322,7 +326,7 @@ export function createPlot(figure, { maxScale }) {
   const shade = { ranges: [], thresholds: [] };
   let drawn = { sweep: null, key: '' }; // the sweep and the rest the curves were last set from
   const readout = { index: null, at: null, lines: [], font: '', fontSize: 13, text: '', background: '', border: '' };
-  const base = { canvas: document.createElement('canvas'), context: null, valid: false };
+  const base = { canvas: document.createElement('canvas'), context: null, valid: false, later: false };
   const axes = { canvas: document.createElement('canvas'), context: null, valid: false };
   const making = { now: true }; // Chart.js's own first draw is skipped (skipWhile)
   const marker = nowPlugin(now);
@@ -509,8 +513,16 @@ export function createPlot(figure, { maxScale }) {
         readout.lines = readout.index === null ? [] : readoutLines(chart.data.datasets, readout.index, FLOOR);
       }
     }
-    if (changed) chart.draw();
-    else markerOnly();
+    if (changed) {
+      base.later = true; // the copy for slider steps waits for the first one (basePlugin)
+      try {
+        chart.draw();
+      } finally {
+        base.later = false;
+      }
+    } else {
+      markerOnly();
+    }
     table.update(sweep, sel, word, paired);
 
     // What the chart cannot say by itself.
