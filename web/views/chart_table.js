@@ -12,15 +12,15 @@ import { setText } from './dom.js';
 const verdictText = (p) => (p === undefined ? '–' : p.allclose ? 'True' : 'False');
 const distanceText = (p) => (p === undefined ? '–' : sig(p.cosine_distance));
 
-// One row: the magnitude's header cell, then the word's and the mean's
-// distance and verdict.
-function makeRow() {
-  const tr = document.createElement('tr');
+// A new last row of `body`: the magnitude's header cell, then the word's
+// and the mean's distance and verdict.
+function addRow(body) {
+  const row = body.insertRow();
   const head = document.createElement('th');
   head.scope = 'row';
-  const cells = [head, ...Array.from({ length: 4 }, () => document.createElement('td'))];
-  tr.append(...cells);
-  return { tr, cells };
+  row.append(head);
+  for (let c = 0; c < 4; c++) row.insertCell();
+  return row;
 }
 
 export function createChartTable(details) {
@@ -28,7 +28,6 @@ export function createChartTable(details) {
   const wordHead = details.querySelector('.col-word');
   const wordVerdictHead = details.querySelector('.col-word-verdict');
   let shown = { sweep: null, sel: -1, word: '' };
-  const rows = [];
 
   // sweep: {scales, mean, pairs} (undefined while it is computed); sel: the
   // plotted pair's index; word: its quoted word; paired: whether B has it.
@@ -42,16 +41,13 @@ export function createChartTable(details) {
     sweep.scales.forEach((scale, i) => {
       const exp = decadeOf(scale);
       if (exp === null) return;
-      const row = (rows[count] ??= makeRow());
+      const row = body.rows[count] ?? addRow(body);
       const texts = [exp === 0 ? '1' : `1e${exp}`, distanceText(series[i]), verdictText(series[i]),
         distanceText(sweep.mean[i]), verdictText(sweep.mean[i])];
       texts.forEach((text, c) => setText(row.cells[c], text));
       count += 1;
     });
-    rows.length = count;
-    if (body.children.length !== count || rows.some((row, k) => body.children[k] !== row.tr)) {
-      body.replaceChildren(...rows.map((row) => row.tr));
-    }
+    while (body.rows.length > count) body.lastElementChild.remove();
   }
 
   return { update };

@@ -41,6 +41,27 @@ function verticalLine(ctx, area, px, { color, width, dash = [] }) {
 
 const css = (node, name) => getComputedStyle(node).getPropertyValue(name).trim();
 
+// An offscreen copy of the chart's canvas at some stage of a draw (the axes'
+// layer, the base under the marker): {canvas, context, valid}.
+const offscreen = () => ({ canvas: document.createElement('canvas'), context: null, valid: false });
+const fits = (copy, canvas) => copy.valid && copy.canvas.width === canvas.width && copy.canvas.height === canvas.height;
+function keep(copy, canvas) {
+  if (copy.canvas.width !== canvas.width || copy.canvas.height !== canvas.height) {
+    copy.canvas.width = canvas.width;
+    copy.canvas.height = canvas.height;
+  }
+  copy.context ??= copy.canvas.getContext('2d');
+  copy.context.drawImage(canvas, 0, 0);
+  copy.valid = true;
+}
+// Paints a copy back over the whole canvas, whatever the context's transform.
+function paint(ctx, copy) {
+  ctx.save();
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.drawImage(copy.canvas, 0, 0);
+  ctx.restore();
+}
+
 // The x-ranges where the flags are true, edges halfway (in log) between points.
 export function trueRanges(scales, flags) {
   const ranges = [];
@@ -112,7 +133,7 @@ function shadePlugin(shade, layer) {
     },
     beforeDatasetsDraw(chart) {
       band(chart);
-      layer.keep(chart);
+      if (!layer.valid && chart.data.datasets.some((d) => d.data.length)) keep(layer, chart.canvas);
       this.ranges(chart);
     },
     // np.allclose True for the plotted word (the rest of beforeDatasetsDraw,
@@ -186,29 +207,14 @@ function nowPlugin(now) {
 // Chart.js draw the axes again, which was a third of a new sweep's draw.
 // The copy is taken on the first draw with curves after a layout, as
 // basePlugin's: the empty chart at start-up is never copied.
+// (The shade plugin keeps the copy, right after the band.)
 function axesPlugin(layer, rest) {
-  const fits = (canvas) => layer.canvas.width === canvas.width && layer.canvas.height === canvas.height;
-  layer.keep = (chart) => {
-    if (layer.valid || chart.data.datasets.every((d) => d.data.length === 0)) return;
-    const { canvas } = chart;
-    if (!fits(canvas)) {
-      layer.canvas.width = canvas.width;
-      layer.canvas.height = canvas.height;
-    }
-    layer.context ??= layer.canvas.getContext('2d');
-    layer.context.drawImage(canvas, 0, 0);
-    layer.valid = true;
-  };
   return {
     id: 'poslabAxes',
     afterUpdate() { layer.valid = false; },
     beforeDraw(chart) {
-      const { canvas, ctx } = chart;
-      if (!layer.valid || !fits(canvas)) return true;
-      ctx.save();
-      ctx.setTransform(1, 0, 0, 1, 0, 0);
-      ctx.drawImage(layer.canvas, 0, 0);
-      ctx.restore();
+      if (!fits(layer, chart.canvas)) return true;
+      paint(chart.ctx, layer);
       rest(chart);
       return false; // Chart.js's own drawing of the same axes
     },
@@ -233,18 +239,8 @@ function basePlugin(base, now) {
   return {
     id: 'poslabBase',
     afterDatasetsDraw(chart) {
-      const { canvas } = chart;
-      if (base.later || now.x === null || chart.data.datasets.every((d) => d.data.length === 0)) {
-        base.valid = false;
-        return;
-      }
-      if (base.canvas.width !== canvas.width || base.canvas.height !== canvas.height) {
-        base.canvas.width = canvas.width;
-        base.canvas.height = canvas.height;
-      }
-      base.context ??= base.canvas.getContext('2d');
-      base.context.drawImage(canvas, 0, 0);
-      base.valid = true;
+      if (base.later || now.x === null || chart.data.datasets.every((d) => d.data.length === 0)) base.valid = false;
+      else keep(base, chart.canvas);
     },
   };
 }
@@ -326,8 +322,8 @@ export function createPlot(figure, { maxScale }) {
   const shade = { ranges: [], thresholds: [] };
   let drawn = { sweep: null, key: '' }; // the sweep and the rest the curves were last set from
   const readout = { index: null, at: null, lines: [], font: '', fontSize: 13, text: '', background: '', border: '' };
-  const base = { canvas: document.createElement('canvas'), context: null, valid: false, later: false };
-  const axes = { canvas: document.createElement('canvas'), context: null, valid: false };
+  const base = { ...offscreen(), later: false };
+  const axes = offscreen();
   const making = { now: true }; // Chart.js's own first draw is skipped (skipWhile)
   const marker = nowPlugin(now);
   const readoutLayer = readoutPlugin(readout, FLOOR);
@@ -393,15 +389,11 @@ export function createPlot(figure, { maxScale }) {
   // The marker and readout on the last full draw's copy (see basePlugin);
   // a full draw when there is no copy of the canvas as it is now.
   function markerOnly() {
-    const { canvas, ctx } = chart;
-    if (!base.valid || base.canvas.width !== canvas.width || base.canvas.height !== canvas.height) {
+    if (!fits(base, chart.canvas)) {
       chart.draw();
       return;
     }
-    ctx.save();
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.drawImage(base.canvas, 0, 0);
-    ctx.restore();
+    paint(chart.ctx, base);
     marker.afterDatasetsDraw(chart);
     readoutLayer.afterDraw(chart);
   }
