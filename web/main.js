@@ -126,6 +126,20 @@ function tourSteps() {
 }
 const linksTour = (hash) => new URLSearchParams(hash.replace(/^#/, '')).has('tour');
 
+// A worker (browser/sweeper.js's) of the script `name`: a module beside the
+// page, or, in the single file, a classic script made from the code it
+// carries, with the cores in front (bundled.js says how), as a blob: URL,
+// which a browser starts even for a page opened from disk.
+const workerUrls = new Map();
+function startWorker(name, options) {
+  if (!SINGLE_FILE) return createSweeper(new URL(`./${name}.js`, import.meta.url), options);
+  if (!workerUrls.has(name)) {
+    const cores = `globalThis.POSLAB_SINGLE_FILE = ${JSON.stringify({ cores: SINGLE_FILE.cores })};\n`;
+    workerUrls.set(name, URL.createObjectURL(new Blob([cores, SINGLE_FILE.workers[name]], { type: 'text/javascript' })));
+  }
+  return createSweeper(workerUrls.get(name), { ...options, type: 'classic' });
+}
+
 async function start() {
   const view = readView(window.location.search);
   applyView(view);
@@ -170,8 +184,8 @@ async function start() {
   const tourActions = tourActionsFor({ store, form, tourMemory, tour });
   // The transformer's workers, made when a transformer first needs them.
   const workers = {
-    runs: () => createSweeper(new URL('./run_worker.js', import.meta.url), { spare: true, name: 'run worker' }),
-    transformerChart: () => createSweeper(new URL('./run_worker.js', import.meta.url), { name: 'chart worker' }),
+    runs: () => startWorker('run_worker', { spare: true, name: 'run worker' }),
+    transformerChart: () => startWorker('run_worker', { name: 'chart worker' }),
   };
   page = createPage({ doc: document, form, model, view, tourMemory, urlSync, tourActions, store, workers });
   wire({ store, form, model, page, tourMemory, tourActions, view });
@@ -200,7 +214,7 @@ async function start() {
   tourMemory.read();
   // The single file has no worker script, and a browser would refuse one
   // from disk anyway: its page computes the sweeps itself.
-  if (chartScript && !SINGLE_FILE) page.attach({ sweeper: createSweeper(new URL('./sweep_worker.js', import.meta.url)) });
+  if (chartScript) page.attach({ sweeper: startWorker('sweep_worker') });
   page.render(store.get());
   if (chartScript) {
     try {

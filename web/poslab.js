@@ -72,7 +72,9 @@ function fromBase64(text) {
 async function wasmModule(simd, base) {
   const name = simd ? 'simd' : 'nosimd';
   if (SINGLE_FILE) return WebAssembly.compile(fromBase64(SINGLE_FILE.cores[name]));
-  const url = new URL(CORE_FILES[name], base);
+  // (the default only here: a copy that carries its cores may run where this
+  // file has no folder, as the single file's workers do, from blob: URLs)
+  const url = new URL(CORE_FILES[name], base ?? new URL('./', import.meta.url));
   if (url.protocol === 'file:') {
     // named through a variable, so that bundlers for the browser leave it be
     const { readFile } = await import(NODE_FS);
@@ -89,7 +91,7 @@ async function wasmModule(simd, base) {
 // `simd`: which build to load (default: SIMD where the engine has it); false
 // forces the fallback. `base`: the folder (URL) the .wasm files are in,
 // by default this file's (a bundler that moves this code elsewhere needs it).
-export async function createLab({ simd = simdSupported(), base = new URL('./', import.meta.url) } = {}) {
+export async function createLab({ simd = simdSupported(), base } = {}) {
   simd = Boolean(simd);
   const module = await wasmModule(simd, base);
   // The glue hands its imports to instantiateWasm and waits for receive();

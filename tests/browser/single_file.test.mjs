@@ -7,6 +7,7 @@ import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ROOT, ARTIFACTS, launch } from './harness.mjs';
+const { sig } = await import(`${ROOT}web/app/format.js`);
 import { SINGLE_FILE, makeSingleFile, copySingleFile, watchOffline, settled, verdictRows, walkSingleFile } from './single_file.mjs';
 
 let browser;
@@ -50,27 +51,66 @@ test('without WebAssembly SIMD the single file runs its second core, with the sa
   await context.close();
 });
 
-test('the single file is one file: no worker, no reference to another file, a policy that fetches nothing', async () => {
+test('the single file is one file: workers from its own bytes, no reference to another file, a policy that fetches nothing', async () => {
   const context = await browser.newContext();
-  // a worker the page tried to start, even one the browser refused at once
+  // every worker the page starts, even one the browser refused at once
   await context.addInitScript(() => {
     window.workersTried = [];
     const Native = window.Worker;
-    window.Worker = function Worker(url, options) { window.workersTried.push(String(url)); return new Native(url, options); };
+    window.Worker = function Worker(url, options) { window.workersTried.push([String(url), options?.type ?? 'classic']); return new Native(url, options); };
   });
   const page = await context.newPage();
   const problems = watchOffline(page, copy.url);
   await page.goto(`${copy.url}#pos=1&a=the+cat+chased+the+mouse&b=the+mouse+chased+the+cat&dim=64`);
   await settled(page);
-  assert.deepEqual(await page.evaluate(() => window.workersTried), []);
+  // the chart's sweep worker, started from a blob: URL of the file's own code (a classic script)
+  const tried = await page.evaluate(() => window.workersTried);
+  assert.equal(tried.length, 1);
+  assert.match(tried[0][0], /^blob:/);
+  assert.equal(tried[0][1], 'classic');
   const markup = (await readFile(SINGLE_FILE, 'utf8')).replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1>/g, '');
   assert.deepEqual(markup.match(/\s(?:src|href)="(?!data:|#|\.\/")[^"]*"/g), null);
   const policy = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
   assert.match(policy, /^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/]+=*' 'wasm-unsafe-eval'; style-src 'sha256-/);
+  assert.match(policy, /; worker-src blob:;/);
   // the policy holds: a fetch from the page is refused
   assert.equal(await page.evaluate(() => fetch('data:text/plain,x').then(() => 'fetched', () => 'refused')), 'refused');
   problems.splice(0); // the refusal's own console line
   assert.equal((await verdictRows(page)).length, 6);
   assert.deepEqual(problems, []);
+  await context.close();
+});
+
+// A transformer too large for a frame (32 words, d 256, 6 blocks: about 40 ms
+// a run, 5 s for its chart) runs in the file's own workers: the page never
+// blocks (it froze for 6.4 s when the file computed on the page's thread),
+// and the verdicts and the chart's caption are the core's.
+test('the single file runs a large transformer in its workers: no long task, the core\'s figures', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addInitScript(() => {
+    window.longTasks = [];
+    new PerformanceObserver((list) => { for (const e of list.getEntries()) window.longTasks.push(Math.round(e.duration)); })
+      .observe({ type: 'longtask', buffered: true });
+  });
+  const page = await context.newPage();
+  const problems = watchOffline(page, copy.url);
+  const words = Array.from({ length: 32 }, (_, i) => `w${i + 1}`);
+  await page.goto(`${copy.url}#a=${words.join('+')}&b=${[...words].reverse().join('+')}&pos=1&scheme=rope&scale=1` +
+    '&dim=256&heads=4&model=transformer&layers=6&word=0');
+  await settled(page);
+  const { createLab } = await import(`${ROOT}build/site/poslab.js`);
+  const lab = await createLab();
+  const config = { sentence_a: words.join(' '), sentence_b: [...words].reverse().join(' '), scheme: 'rope', scale: 1,
+    dim: 256, heads: 4, model: 'transformer', layers: 6 };
+  const result = lab.run(config);
+  const rows = await verdictRows(page);
+  assert.deepEqual(rows.map((r) => r.allclose), [...result.pairs.map((p) => (p.allclose ? 'True' : 'False')), result.mean.allclose ? 'True' : 'False']);
+  const threshold = lab.threshold(config, 0);
+  const caption = await page.textContent('.chart-caption');
+  assert.match(caption, new RegExp(`“w1” only below a magnitude of about ${sig(threshold, 2).replace('.', '\\.')}`));
+  const long = await page.evaluate(() => window.longTasks);
+  assert.ok(long.every((ms) => ms < 200), `tasks of ${long.join(', ')} ms on the page's thread`);
+  assert.deepEqual(problems, []);
+  lab.dispose();
   await context.close();
 });

@@ -25,13 +25,14 @@
 // are started beside it and kept ready, so that restart() can drop a
 // request that is no longer wanted without waiting for a new copy of the
 // core to start.
-export function createSweeper(url, { spare = false, name = 'sweep worker' } = {}) {
+// `type`: 'module' (the site's workers) or 'classic' (the single file's).
+export function createSweeper(url, { spare = false, name = 'sweep worker', type = 'module' } = {}) {
   let next = 0;
   const inFlight = new Set(); // {w, reject} of the calls not yet answered
   const started = new WeakSet(); // the workers whose copy of the core is ready
   const spawn = () => {
     try {
-      const w = new Worker(url, { type: 'module' });
+      const w = new Worker(url, { type });
       w.addEventListener('message', ({ data }) => {
         if (data.ready) started.add(w);
         // It began a run while a newer one was on its way to it (sent before

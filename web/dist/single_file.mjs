@@ -10,10 +10,13 @@
 // run when first asked for, and bundled.js is
 // replaced by a module that carries both compiled cores as base64 (the file
 // cannot know which browser will open it, and a browser without SIMD must
-// still work; each decodes only the one it runs). There is no sweep worker:
-// a browser refuses a worker from disk, so the page computes its sweeps.
-// The page keeps a Content-Security-Policy, with hashes for its one script
-// and one stylesheet in place of 'self': nothing can be fetched at all.
+// still work; each decodes only the one it runs). The workers (the chart's
+// sweeps, the transformer's runs) are bundled too, and carried as text: a
+// browser refuses a worker script from disk, but starts one from a blob:
+// URL the page makes of its own bytes (main.js), so the long work stays off
+// the page's thread as on the site. The page keeps a Content-Security-Policy,
+// with hashes for its one script and one stylesheet in place of 'self' and
+// blob: workers only: nothing can be fetched at all.
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -30,13 +33,35 @@ const read = (file, encoding) => readFileSync(path.join(site, file), encoding);
 
 const cores = { simd: read('poslab.wasm').toString('base64'), nosimd: read('poslab-nosimd.wasm').toString('base64') };
 
+// bundled.js, replaced: `contents` is its module text.
+const replaceBundled = (contents) => (b) => {
+  b.onResolve({ filter: /^\.\/bundled\.js$/ }, () => ({ path: 'bundled.js', namespace: 'single-file' }));
+  b.onLoad({ filter: /.*/, namespace: 'single-file' }, () => ({ contents, loader: 'js' }));
+};
+
+// The workers, each one script with nothing outside; their SINGLE_FILE is
+// the cores, which the page puts in front of their text when it starts them
+// rather than carrying them three times. Classic scripts, not modules:
+// Chromium refuses a module worker from a blob: URL of a page opened from
+// disk (its origin is opaque), and starts a classic one.
+const workers = {};
+for (const name of ['sweep_worker', 'run_worker']) {
+  const built = await build({
+    entryPoints: [path.join(pageSrc, `${name}.js`)], bundle: true, format: 'iife', minify: true, target: 'es2022',
+    write: false, logLevel: 'warning',
+    // A classic script has no import.meta, and a blob: URL is no base for
+    // another: the Emscripten glue makes a URL for a .wasm file it is never
+    // asked to fetch (poslab.js hands it the compiled core) from this one.
+    define: { 'import.meta.url': '"file:///poslab-single-file/"' },
+    plugins: [{ name: 'single-file-worker', setup: replaceBundled('export const SINGLE_FILE = globalThis.POSLAB_SINGLE_FILE;') }],
+  });
+  workers[name] = built.outputFiles[0].text;
+}
+
 const inlineEverything = {
   name: 'single-file',
   setup(b) {
-    b.onResolve({ filter: /^\.\/bundled\.js$/ }, () => ({ path: 'bundled.js', namespace: 'single-file' }));
-    b.onLoad({ filter: /.*/, namespace: 'single-file' }, () => ({
-      contents: `export const SINGLE_FILE = ${JSON.stringify({ cores })};`, loader: 'js',
-    }));
+    replaceBundled(`export const SINGLE_FILE = ${JSON.stringify({ cores, workers })};`)(b);
     // the site's vendor/chart.min.js is this entry built on its own
     b.onResolve({ filter: /^\.\/vendor\/chart\.min\.js$/ }, () => ({ path: path.join(web, 'vendor', 'chart.entry.js') }));
   },
@@ -55,7 +80,7 @@ if (/<\/script/i.test(script) || /<\/style/i.test(style)) throw new Error('singl
 
 const sha256 = (text) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 const policy = `default-src 'none'; script-src ${sha256(script)} 'wasm-unsafe-eval'; style-src ${sha256(style)}; ` +
-  "img-src data: blob:; object-src 'none'; base-uri 'none'; form-action 'none'";
+  "img-src data: blob:; worker-src blob:; object-src 'none'; base-uri 'none'; form-action 'none'";
 const favicon = `data:image/svg+xml;base64,${read('favicon.svg').toString('base64')}`;
 
 // Each edit must find its target exactly once: a changed index.html fails
