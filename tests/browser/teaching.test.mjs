@@ -547,3 +547,25 @@ test('embed mode: the new panels can be hidden, and work where shown', async () 
   await page.screenshot({ path: path.join(ARTIFACTS, 'teaching-embed.png'), fullPage: true });
   await done();
 });
+
+// A tour link that arrives while the page still owes the address its last
+// change (a write waits for the paint, and up to 200 ms between writes)
+// waits for the tour's code; the owed write must not put the old state back
+// meanwhile, which made the page ignore the link (seen once in make test).
+// The tour's code is held back 700 ms so that the write comes due first.
+test('a tour link pasted right after a change opens the tour, even while the tour\'s code loads', async () => {
+  const ctx = await browser.newContext();
+  await ctx.route('**/chunks/*.js', async (route) => {
+    await new Promise((r) => setTimeout(r, 700));
+    await route.continue();
+  });
+  const { page, done } = await open('/', { ctx });
+  await page.fill('#sentence-a', 'the cat sat');
+  await page.evaluate(() => { window.location.hash = 'tour=1'; });
+  await page.waitForFunction(() => document.querySelector('#tour:not([hidden]) .tour-title')?.textContent, null, { timeout: 15000 });
+  await settled(page);
+  assert.match(page.url(), /#a=dog\+bites\+man&.*&tour=1$/, 'the link\'s state (defaults and step 1), not the typed one');
+  assert.equal(await page.inputValue('#sentence-a'), 'dog bites man');
+  await done();
+  await ctx.close();
+});

@@ -10,19 +10,23 @@ const WRITE_MS = 200;
 
 // currentHash() gives the hash the page should have now; onLink(hash) is
 // called when the address changes from outside (a pasted link, back and
-// forward), never for the page's own writes.
+// forward), never for the page's own writes. It may return a promise (a
+// tour link waits for the tour's code): until it settles nothing is written,
+// since the state is still the one the link replaces.
 export function createUrlSync({ currentHash, onLink }) {
   // The first write (a default page gets its state in the address) waits
   // like any other: the first verdicts need not wait for it.
   let writtenAt = performance.now();
   let cancel = null; // of the write to come, while one is scheduled
   let known = window.location.hash.slice(1); // the hash as the page last read or wrote it
+  let linking = null; // onLink's promise for a link still being loaded
 
   // hash: currentHash(), when the caller has it already.
   function write(hash = currentHash()) {
     cancel?.();
     cancel = null;
     delete document.documentElement.dataset.hash;
+    if (linking) return; // the render that applies the link mirrors it
     const shown = window.location.hash.slice(1);
     // Changed from outside since: its hashchange event is on the way and
     // will load it; writing now would undo it.
@@ -56,7 +60,9 @@ export function createUrlSync({ currentHash, onLink }) {
   window.addEventListener('pagehide', () => write());
   window.addEventListener('hashchange', () => {
     known = window.location.hash.slice(1);
-    if (known !== currentHash()) onLink(window.location.hash);
+    if (known === currentHash()) return;
+    const done = Promise.resolve(onLink(window.location.hash)).finally(() => { if (linking === done) linking = null; });
+    linking = done;
   });
 
   // `link()`: the address of the page as it is, written out first.
