@@ -146,8 +146,8 @@ export class Model {
     const config = this.configOf(state);
     const key = JSON.stringify(config);
     if (this.running?.key === key && (this.running.full || !full)) return this.running.promise;
-    // runs that differ only in the magnitude share the worker's draws
-    const group = JSON.stringify({ ...config, scale: undefined });
+    // runs that differ only in the magnitude share the worker's draws (and a sweep)
+    const group = this.sweepKey(state);
     const request = { key, full, group };
     const finished = () => { if (this.running === request) this.running = null; };
     request.promise = call({ run: full ? { ...config, full: true } : config }, undefined, { latestOnly: true, group }).then(({ result, ms }) => {
@@ -178,7 +178,7 @@ export class Model {
   // differs at most in the magnitude), so that the worker can go on to
   // state's run with what it drew.
   runningSharesDraws(state) {
-    return this.running !== null && this.running.group === JSON.stringify({ ...this.configOf(state), scale: undefined });
+    return this.running !== null && this.running.group === this.sweepKey(state);
   }
 
   // The verdicts plus the outputs and attention matrices (`full`), for the

@@ -161,21 +161,17 @@ function prelude(title, link, scheme) {
   ];
 }
 
-// config: the `config` object of a lab result (resolved words and scale).
-export function numpyScript(config, { link = '' } = {}) {
-  if (config.model === 'transformer') return transformerScript(config, { link });
-  const { sentence_a: a, sentence_b: b, dim, seed, scheme, scale, causal, rtol, atol } = config;
+// Both models' settings, with `more` (the model's own) before the
+// tolerances, and each word's position.
+function settingLines(config, more = []) {
+  const { sentence_a: a, sentence_b: b, dim, seed, scheme, scale, rtol, atol } = config;
   const { offset_a: offsetA = 0, offset_b: offsetB = 0, heads = 1 } = config;
-  const width = Math.max(4, ...a.map((w) => [...w].length));
-  const call = (X, positions) => `self_attention(${X}, Wq, Wk, Wv${inside(scheme) ? `, ${positions}` : ''})`;
   return [
-    ...prelude('# Reproduces a poslab result with NumPy alone.', link, scheme),
-    ...SCHEMES[scheme].define,
-    ...attentionLines(scheme, causal, heads),
     `sentence_a = ${pyList(a)}`,
     `sentence_b = ${pyList(b)}`,
     `offset_a, offset_b = ${offsetA}, ${offsetB}  # where each sentence starts`,
     `d, heads, seed, scale = ${dim}, ${heads}, ${seed}, ${py(scale)}`,
+    ...more,
     `rtol, atol = ${py(rtol)}, ${py(atol)}`,
     '',
     '# each word\'s position: where its sentence starts, plus its index',
@@ -183,6 +179,20 @@ export function numpyScript(config, { link = '' } = {}) {
     'pb = offset_b + np.arange(len(sentence_b))',
     ...(scheme === 'alibi' ? ['slopes = get_slopes(heads)'] : []),
     '',
+  ];
+}
+
+// config: the `config` object of a lab result (resolved words and scale).
+export function numpyScript(config, { link = '' } = {}) {
+  if (config.model === 'transformer') return transformerScript(config, { link });
+  const { sentence_a: a, scheme, causal, heads = 1 } = config;
+  const width = Math.max(4, ...a.map((w) => [...w].length));
+  const call = (X, positions) => `self_attention(${X}, Wq, Wk, Wv${inside(scheme) ? `, ${positions}` : ''})`;
+  return [
+    ...prelude('# Reproduces a poslab result with NumPy alone.', link, scheme),
+    ...SCHEMES[scheme].define,
+    ...attentionLines(scheme, causal, heads),
+    ...settingLines(config),
     '# draw order: one vector per new word (A, then B), then Wq, Wk, Wv',
     'np.random.seed(seed)',
     'vocab = {}',
@@ -206,8 +216,7 @@ export function numpyScript(config, { link = '' } = {}) {
 // the draws at GPT-2's scales, and the residual stream compared after
 // every block as the page's per-block strip shows it.
 function transformerScript(config, { link }) {
-  const { sentence_a: a, sentence_b: b, dim, seed, scheme, scale, causal, rtol, atol } = config;
-  const { offset_a: offsetA = 0, offset_b: offsetB = 0, heads = 1, layers, weight_std: sigma } = config;
+  const { sentence_a: a, scheme, causal, heads = 1, layers, weight_std: sigma } = config;
   const width = Math.max(4, ...a.map((w) => [...w].length));
   const indent = (line) => `        ${line}`;
   return [
@@ -239,18 +248,7 @@ function transformerScript(config, { link }) {
     '        stream.append(block(stream[-1], *W, p))',
     '    return layer_norm(stream[-1]), stream[1:]',
     '',
-    `sentence_a = ${pyList(a)}`,
-    `sentence_b = ${pyList(b)}`,
-    `offset_a, offset_b = ${offsetA}, ${offsetB}  # where each sentence starts`,
-    `d, heads, seed, scale = ${dim}, ${heads}, ${seed}, ${py(scale)}`,
-    `layers, sigma = ${layers}, ${py(sigma)}  # blocks, and the weights' standard deviation (GPT-2: 0.02)`,
-    `rtol, atol = ${py(rtol)}, ${py(atol)}`,
-    '',
-    '# each word\'s position: where its sentence starts, plus its index',
-    'pa = offset_a + np.arange(len(sentence_a))',
-    'pb = offset_b + np.arange(len(sentence_b))',
-    ...(scheme === 'alibi' ? ['slopes = get_slopes(heads)'] : []),
-    '',
+    ...settingLines(config, [`layers, sigma = ${layers}, ${py(sigma)}  # blocks, and the weights' standard deviation (GPT-2: 0.02)`]),
     '# draw order: one vector per new word (A, then B), then each block\'s six matrices',
     'np.random.seed(seed)',
     'vocab = {}',

@@ -110,6 +110,13 @@ function transformerView(state, form, settings) {
   moduleView(state, form, { ...BLOCKS, weightStd: form.defaultState().weightStd, ...settings });
 }
 
+// A reveal about the followed word through the blocks: the live claim, then
+// fn(ctx, pair, blockTally) when the model is transformer blocks (a student
+// may have switched back to the one head since the step set them).
+const aboutBlocks = (fn) => aboutWord((ctx, p) => (ctx.result.layers
+  ? [claim(p), ...fn(ctx, p, blockTally(ctx.result, p))]
+  : [claim(p), 'The model is the one head now: switch to transformer blocks to see this.']));
+
 // How the followed word fares block by block: "True after 4 of the 4 blocks".
 function blockTally(result, p) {
   const verdicts = result.layers.map((l) => l.pairs[p.index_a]?.allclose);
@@ -385,12 +392,9 @@ export const STEPS = [
     question: (ctx) => `After ${ctx.state.layers} blocks, will ${W(ctx)} come out as the same vector in both sentences?`,
     choices: SAME_DIFF,
     answer: wordAnswer,
-    reveal: aboutWord((ctx, p) => {
-      const { result, state } = ctx;
-      const lines = [claim(p)];
-      if (!result.layers) return [...lines, 'The model is the one head now: switch to transformer blocks to see this.'];
-      const blocks = blockTally(result, p);
-      lines.push(`${blocks.text} (the block-by-block picture under the verdicts).`);
+    reveal: aboutBlocks((ctx, p, blocks) => {
+      const { state } = ctx;
+      const lines = [`${blocks.text} (the block-by-block picture under the verdicts).`];
       const deep = ctx.verdict({ layers: ctx.form.property('layers').max });
       const deepWord = followed(deep, state);
       if (blocks.all && p.allclose && !state.positions && !state.causal) {
@@ -414,11 +418,9 @@ export const STEPS = [
     question: (ctx) => `Will ${W(ctx)} be identical in both sentences now?`,
     choices: SAME_DIFF,
     answer: wordAnswer,
-    reveal: aboutWord((ctx, p) => {
+    reveal: aboutBlocks((ctx, p, blocks) => {
       const { result, state } = ctx;
-      const lines = [claim(p)];
-      if (!result.layers) return [...lines, 'The model is the one head now: switch to transformer blocks to see this.'];
-      const blocks = blockTally(result, p);
+      const lines = [];
       if (!p.allclose && blocks.none && state.causal && !state.positions) {
         const first = result.layers[0].pairs[p.index_a];
         lines.push(`It differs from block 1 on (cosine distance ${sig(first.cosine_distance, 2)} after block 1). ` +
