@@ -293,3 +293,17 @@ test('embed: the new panels are hide= groups', () => {
   const controls = ['words', 'scheme'];
   assert.ok(suggestedHeight(new Set(controls)) > suggestedHeight(new Set([...controls, 'heatmap', 'permutation', 'baseline', 'export'])));
 });
+
+// The transformer's two steps, once a student has switched back to the one
+// head: the claim, then where to look, not a tally of blocks there are none of.
+test('the transformer steps on the one head say to switch back to blocks', () => {
+  for (const k of [9, 10]) {
+    const { lines, result } = tourStep(k, (state) => { state.model = 'head'; });
+    assert.equal(result.layers, undefined);
+    assert.equal(lines.length, 2, lines.join(' | '));
+    assert.match(lines[0], /^np\.allclose\(out_a\[2\], out_b\[0\]\) says (True|False):/);
+    assert.equal(lines[1], 'The model is the one head now: switch to transformer blocks to see this.');
+  }
+  const { lines } = tourStep(9);
+  assert.match(lines[1], /^“man” is True after 4 of the 4 blocks \(the block-by-block picture under the verdicts\)\.$/);
+});
