@@ -127,8 +127,9 @@ test('300+ state changes leak no listener, chart, node or WebAssembly memory', a
     if (await page.locator('#tour-start').count()) {
       await page.evaluate(() => { window.location.hash = 'tour=1'; });
       // the hashchange event comes a task later, and the tour's code with
-      // it: wait for its first step, and say what the page shows if it never comes
-      await page.waitForSelector('.tour-choice', { timeout: 30000 }).catch(async (e) => {
+      // it: wait for its first step, and say what the page shows if it never
+      // comes (a write the page owed once put the old state back meanwhile)
+      await page.waitForSelector('.tour-choice').catch(async (e) => {
         const seen = await page.evaluate(() => ({ hash: window.location.hash, loading: document.documentElement.dataset.loading,
           tourHidden: document.getElementById('tour')?.hidden, title: document.querySelector('.tour-title')?.textContent }));
         throw new Error(`the tour's first step never showed: ${JSON.stringify(seen)} (${e.message.split('\n')[0]})`);
