@@ -206,6 +206,18 @@ static void small(void) {
     expect_ids(t, "aaaaa", 0, (int[]){3, 0}, 2);
     tokenizer_free(t);
 
+    /* A merge that comes earlier than the one that made its left symbol
+       waits for the round to end, in both loops: "abab" is "ab ab", not
+       "aba b" (encoder.py merges every "a b" before it looks again). */
+    const char *v3 = "{\"a\": 0, \"b\": 1, \"ab\": 2, \"aba\": 3}";
+    CHECK(tokenizer_load(&t, v3, strlen(v3), "ab a\na b\n", 9, msg, sizeof msg) == POSLAB_OK, "%s", msg);
+    expect_ids(t, "abab", 0, (int[]){2, 2}, 2);
+    expect_ids(t, "ababa", 0, (int[]){2, 3}, 2);
+    tokenizer_set_long_piece(t, 0);
+    expect_ids(t, "abab", 0, (int[]){2, 2}, 2);
+    expect_ids(t, "ababa", 0, (int[]){2, 3}, 2);
+    tokenizer_free(t);
+
     /* bad vocab.json */
     expect_load("[1, 2]", merges, "vocab.json is not a JSON object (it starts with \"[\", not '{')");
     expect_load("", merges, "vocab.json is not a JSON object (it starts with the end of the file, not '{')");
