@@ -671,25 +671,42 @@ static size_t piece_end(const unsigned char *s, size_t n, size_t i) {
 
 /* encoder.py's loop: find the adjacent pair of lowest rank, merge every
  * occurrence left to right, again until no pair has a merge. sym holds
- * n symbols; returns how many are left. */
+ * n <= SHORT_PIECE symbols; returns how many are left. Each pair's rank is
+ * kept beside it and looked up again only where a merge changed a
+ * neighbour; a rank names one pair, so equal ranks are the pair merged. */
 static int merge_by_rescanning(const tokenizer *t, int *sym, int n) {
+    int rank[SHORT_PIECE], made[SHORT_PIECE];
+    unsigned char fresh[SHORT_PIECE];
+    for (int i = 0; i + 1 < n; i++) {
+        const merge *m = merge_of(t, sym[i], sym[i + 1]);
+        rank[i] = m ? m->rank : INT_MAX;
+        made[i] = m ? m->result : -1;
+    }
+    if (n > 0) rank[n - 1] = INT_MAX, made[n - 1] = -1; /* no pair: copied, never read as one */
     while (n > 1) {
-        const merge *best = NULL;
-        for (int i = 0; i + 1 < n; i++) {
-            const merge *m = merge_of(t, sym[i], sym[i + 1]);
-            if (m && (!best || m->rank < best->rank)) best = m;
-        }
-        if (!best) break;
-        int a = (int)(best->pair >> 32), b = (int)(uint32_t)best->pair, o = 0;
-        for (int i = 0; i < n; i++) {
-            if (i + 1 < n && sym[i] == a && sym[i + 1] == b) {
-                sym[o++] = best->result;
+        int best = INT_MAX, result = -1, o = 0;
+        for (int i = 0; i + 1 < n; i++)
+            if (rank[i] < best) best = rank[i], result = made[i];
+        if (best == INT_MAX) break;
+        for (int i = 0; i < n; i++, o++) {
+            if (i + 1 < n && rank[i] == best) {
+                sym[o] = result;
+                fresh[o] = 1;
                 i++;
             } else {
-                sym[o++] = sym[i];
+                sym[o] = sym[i];
+                rank[o] = rank[i];
+                made[o] = made[i];
+                fresh[o] = 0;
             }
         }
         n = o;
+        for (int i = 0; i + 1 < n; i++)
+            if (fresh[i] || fresh[i + 1]) {
+                const merge *m = merge_of(t, sym[i], sym[i + 1]);
+                rank[i] = m ? m->rank : INT_MAX;
+                made[i] = m ? m->result : -1;
+            }
     }
     return n;
 }
