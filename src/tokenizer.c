@@ -401,11 +401,11 @@ static poslab_status read_vocab(tokenizer *t, const char *text, size_t len, char
         return fail(msg, size, POSLAB_ERR_INPUT, "vocab.json is not a JSON object (it starts with %s, not '{')", f);
     }
     r.at++;
+    if (len > UINT32_MAX) return fail(msg, size, POSLAB_ERR_INPUT, "vocab.json: larger than 4 GiB");
     /* No token is longer in bytes than its text in the file. */
     t->pool = malloc(len ? len : 1);
     if (!t->pool) return fail(msg, size, POSLAB_ERR_NOMEM, "vocab.json: out of memory for %zu bytes", len);
     uint32_t used = 0;
-    if (len > UINT32_MAX) return fail(msg, size, POSLAB_ERR_INPUT, "vocab.json: larger than 4 GiB");
     skip_space(&r);
     if (r.at < r.n && r.s[r.at] == '}') return fail(msg, size, POSLAB_ERR_INPUT, "vocab.json: the object is empty");
     for (;;) {

@@ -13,6 +13,7 @@
  *       the Unicode table: {"version", "starts", "classes"}
  *
  * A tokenizer that does not load: its message on stderr, exit 2. */
+#define _POSIX_C_SOURCE 199309L /* clock_gettime */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
