@@ -27,7 +27,7 @@ TEST_PACKAGES := python3-numpy chromium clang libclang-rt-14-dev valgrind
 ENGINE_PACKAGES := firefox-esr webkit2gtk-driver xvfb libgl1-mesa-dri fonts-dejavu-core
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-test native asan wasm wasm-nosimd site serve dist package test test-native test-fuzz test-wasm test-browser fuzz fixtures bench clean
+.PHONY: all deps deps-test native asan wasm wasm-nosimd site serve dist package test test-native test-fuzz test-wasm test-browser fuzz fuzz-tokenizer fixtures bench clean
 
 all: native site
 
@@ -159,9 +159,20 @@ fuzz: deps-test
 	$(BUILD)/fuzz/fuzz_poslab -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
 	  -dict=tests/fuzz/poslab.dict -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/crashes/ $(BUILD)/fuzz/corpus tests/fuzz/corpus
 
-# make test's short pass of the same.
+# The tokenizer's target (tests/fuzz/fuzz_tokenizer.c) the same way, over
+# tests/fuzz/tokenizer_corpus; new inputs go to build/fuzz/tokenizer_corpus.
+fuzz-tokenizer: deps-test
+	CC=clang cmake -S . -B $(BUILD)/fuzz -DCMAKE_BUILD_TYPE=Debug -DPOSLAB_FUZZ=ON
+	cmake --build $(BUILD)/fuzz -j2 --target fuzz_tokenizer
+	mkdir -p $(BUILD)/fuzz/tokenizer_corpus $(BUILD)/fuzz/crashes
+	$(BUILD)/fuzz/fuzz_tokenizer -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
+	  -dict=tests/fuzz/tokenizer.dict -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/crashes/ \
+	  $(BUILD)/fuzz/tokenizer_corpus tests/fuzz/tokenizer_corpus
+
+# make test's short pass of both.
 test-fuzz:
 	$(MAKE) fuzz FUZZ_SECONDS=30
+	$(MAKE) fuzz-tokenizer FUZZ_SECONDS=20
 
 # Rewrites tests/fixtures/cases.json from NumPy.
 fixtures:
