@@ -142,6 +142,7 @@ static void json_option_value(strbuf *b, const poslab_option *o, const poslab_co
     case POSLAB_KIND_TEXT: json_words(b, option_sentence(o, cfg)); break;
     case POSLAB_KIND_CHOICE: json_string(b, o->value((int)option_number(o, cfg))); break;
     case POSLAB_KIND_SWITCH: json_bool(b, option_number(o, cfg) != 0); break;
+    case POSLAB_KIND_NAME: json_string(b, (const char *)cfg + o->offset); break;
     default: json_number(b, option_number(o, cfg)); break; /* integers print as %d does */
     }
 }
@@ -151,7 +152,7 @@ static void json_config(strbuf *b, const poslab_config *c) {
     const poslab_option *o;
     int first = 1;
     for (int i = 0; (o = poslab_option_at(i)); i++) {
-        if (!o->echo) continue;
+        if (!o->echo || !poslab_option_for(o, c->model)) continue;
         puts_(b, first ? "\"" : ",\"");
         puts_(b, o->json);
         puts_(b, "\":");
@@ -169,7 +170,7 @@ const char *report_json(strbuf *b, const poslab_result *r, int flags) {
     for (int i = 0; i < r->pair_count; i++) {
         const poslab_pair *p = &r->pairs[i];
         puts_(b, i ? ",\n{\"word\":" : "\n{\"word\":");
-        json_string(b, word(&c->a, p->index_a));
+        json_string(b, word(r->words_a, p->index_a));
         printf_(b, ",\"index_a\":%d,\"index_b\":", p->index_a);
         if (p->index_b < 0) puts_(b, "null");
         else {
@@ -279,7 +280,7 @@ const char *report_text(strbuf *b, const poslab_result *r) {
     const poslab_config *c = &r->config;
     int width = 4; /* "mean" */
     for (int i = 0; i < r->pair_count; i++) {
-        int w = columns(word(&c->a, i));
+        int w = columns(word(r->words_a, i));
         if (w > width) width = w;
     }
     begin(b);
@@ -297,7 +298,7 @@ const char *report_text(strbuf *b, const poslab_result *r) {
 
     for (int i = 0; i < r->pair_count; i++) {
         const poslab_pair *p = &r->pairs[i];
-        pad(b, word(&c->a, i), width + 2);
+        pad(b, word(r->words_a, i), width + 2);
         if (p->index_b < 0) {
             printf_(b, "out_a[%d] has no partner: sentence B has this word fewer times\n", i);
             continue;
@@ -313,7 +314,7 @@ const char *report_text(strbuf *b, const poslab_result *r) {
             r->baseline_cosine_similarity);
     for (int k = 0; k < r->unpaired_b_count; k++) {
         puts_(b, "note: sentence B's ");
-        puts_(b, word(&c->b, r->unpaired_b[k]));
+        puts_(b, word(r->words_b, r->unpaired_b[k]));
         printf_(b, " (out_b[%d]) has no partner in sentence A\n", r->unpaired_b[k]);
     }
     if (!r->permutation)
@@ -325,7 +326,7 @@ const char *report_text(strbuf *b, const poslab_result *r) {
         for (int i = 0; i < r->pair_count; i++) {
             if (r->pairs[i].index_b < 0) continue;
             puts_(b, " ");
-            pad_left(b, word(&c->a, i), 11);
+            pad_left(b, word(r->words_a, i), 11);
             puts_(b, "  ");
         }
         puts_(b, "\n");
@@ -345,7 +346,7 @@ const char *report_text(strbuf *b, const poslab_result *r) {
 
 /* ---- the option table as JSON ------------------------------------------ */
 
-static const char *const kind_names[] = {"text", "integer", "number", "choice", "switch", "sweep"};
+static const char *const kind_names[] = {"text", "integer", "number", "choice", "switch", "sweep", "name"};
 
 static void json_key(strbuf *b, const char *key) {
     puts_(b, ",\"");
