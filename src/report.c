@@ -10,6 +10,9 @@
 
 #include "decimal.h"
 #include "option.h"
+#ifdef POSLAB_CHECKPOINT
+#include "checkpoint.h"
+#endif
 
 void strbuf_free(strbuf *b) {
     free(b->data);
@@ -161,6 +164,49 @@ static void json_config(strbuf *b, const poslab_config *c) {
     }
 }
 
+#ifdef POSLAB_CHECKPOINT
+/* ,"tokens_x":[{"id":..,"text":..},...] */
+static void json_tokens(strbuf *b, const char *name, const int *ids, const poslab_sentence *words) {
+    printf_(b, ",\n\"%s\":[", name);
+    for (int k = 0; k < words->count; k++) {
+        printf_(b, "%s{\"id\":%d,\"text\":", k ? "," : "", ids[k]);
+        json_string(b, word(words, k));
+        puts_(b, "}");
+    }
+    puts_(b, "]");
+}
+
+/* ,"next_x":[{"id":..,"text":..,"probability":..},...] */
+static void json_next(strbuf *b, const char *name, const poslab_checkpoint *ck, const poslab_next_token *next) {
+    char text[1024];
+    printf_(b, ",\n\"%s\":[", name);
+    for (int k = 0; k < POSLAB_NEXT_TOKENS; k++) {
+        if (checkpoint_piece_text(ck, next[k].id, text, sizeof text) < 0) text[0] = 0;
+        printf_(b, "%s{\"id\":%d,\"text\":", k ? "," : "", next[k].id);
+        json_string(b, text);
+        puts_(b, ",\"probability\":");
+        json_number(b, next[k].probability);
+        puts_(b, "}");
+    }
+    puts_(b, "]");
+}
+
+/* What a checkpoint's run adds to the JSON (docs/interfaces.md). */
+static void json_checkpoint(strbuf *b, const poslab_result *r) {
+    char about[512];
+    if (checkpoint_describe(r->checkpoint, about, sizeof about) > 0) {
+        puts_(b, ",\n\"checkpoint\":");
+        puts_(b, about);
+    }
+    json_tokens(b, "tokens_a", r->ids_a, r->words_a);
+    json_tokens(b, "tokens_b", r->ids_b, r->words_b);
+    puts_(b, ",\n\"mean_cosine_similarity\":");
+    json_number(b, r->mean_cosine_similarity);
+    json_next(b, "next_a", r->checkpoint, r->next_a);
+    json_next(b, "next_b", r->checkpoint, r->next_b);
+}
+#endif
+
 const char *report_json(strbuf *b, const poslab_result *r, int flags) {
     const poslab_config *c = &r->config;
     begin(b);
@@ -171,6 +217,9 @@ const char *report_json(strbuf *b, const poslab_result *r, int flags) {
         const poslab_pair *p = &r->pairs[i];
         puts_(b, i ? ",\n{\"word\":" : "\n{\"word\":");
         json_string(b, word(r->words_a, p->index_a));
+#ifdef POSLAB_CHECKPOINT
+        if (r->ids_a) printf_(b, ",\"id\":%d", r->ids_a[p->index_a]);
+#endif
         printf_(b, ",\"index_a\":%d,\"index_b\":", p->index_a);
         if (p->index_b < 0) puts_(b, "null");
         else {
@@ -189,6 +238,9 @@ const char *report_json(strbuf *b, const poslab_result *r, int flags) {
     json_number(b, r->baseline_cosine_similarity);
     puts_(b, "},\n\"permutation\":");
     json_bool(b, r->permutation);
+#ifdef POSLAB_CHECKPOINT
+    if (r->checkpoint) json_checkpoint(b, r);
+#endif
     if (r->layer_count > 0) { /* the transformer's residual stream after each block */
         puts_(b, ",\n\"layers\":[");
         for (int l = 0; l < r->layer_count; l++) {
@@ -276,6 +328,45 @@ static void sentence_line(strbuf *b, const char *label, const poslab_sentence *s
 
 static const char *truth(int x) { return x ? "True " : "False"; }
 
+#ifdef POSLAB_CHECKPOINT
+/* tokens X: 3290 " dog" | 26081 " bites" | 582 " man" */
+static void text_tokens(strbuf *b, const char *label, const int *ids, const poslab_sentence *words) {
+    puts_(b, label);
+    for (int k = 0; k < words->count; k++) {
+        printf_(b, "%s%d ", k ? " | " : "", ids[k]);
+        json_string(b, word(words, k));
+    }
+    puts_(b, "\n");
+}
+
+/* The checkpoint and its tokens, where the drawn models print d and seed. */
+static void text_checkpoint_head(strbuf *b, const poslab_result *r) {
+    const poslab_config *c = &r->config;
+    text_tokens(b, "tokens A:   ", r->ids_a, r->words_a);
+    text_tokens(b, "tokens B:   ", r->ids_b, r->words_b);
+    printf_(b, "checkpoint %s: %d block%s, n_embd %d, %s, ", c->checkpoint, c->layers, c->layers > 1 ? "s" : "",
+            c->dim, c->prefix_space ? "a space put before each sentence" : "sentences tokenized as written");
+}
+
+/* Exercise 2's figure and each sentence's most likely next tokens. */
+static void text_checkpoint_tail(strbuf *b, const poslab_result *r) {
+    char text[1024];
+    printf_(b, "\ncosine similarity of the two sentences' mean last hidden states: %.6g\n",
+            r->mean_cosine_similarity);
+    const poslab_next_token *next[2] = {r->next_a, r->next_b};
+    for (int w = 0; w < 2; w++) {
+        printf_(b, "most likely next tokens after %s:", w ? "B" : "A");
+        for (int k = 0; k < POSLAB_NEXT_TOKENS; k++) {
+            if (checkpoint_piece_text(r->checkpoint, next[w][k].id, text, sizeof text) < 0) text[0] = 0;
+            puts_(b, k ? ", " : " ");
+            json_string(b, text);
+            printf_(b, " %.4g", next[w][k].probability);
+        }
+        puts_(b, "\n");
+    }
+}
+#endif
+
 const char *report_text(strbuf *b, const poslab_result *r) {
     const poslab_config *c = &r->config;
     int width = 4; /* "mean" */
@@ -286,8 +377,12 @@ const char *report_text(strbuf *b, const poslab_result *r) {
     begin(b);
     sentence_line(b, "sentence A: ", &c->a);
     sentence_line(b, "sentence B: ", &c->b);
+#ifdef POSLAB_CHECKPOINT
+    if (r->checkpoint) text_checkpoint_head(b, r);
+    else
+#endif
     printf_(b, "d %d, seed %u, ", c->dim, (unsigned)c->seed);
-    if (c->model == POSLAB_MODEL_TRANSFORMER)
+    if (c->model == POSLAB_MODEL_TRANSFORMER && !r->checkpoint)
         printf_(b, "transformer of %d block%s (weight std %g), ", c->layers, c->layers > 1 ? "s" : "", c->weight_std);
     if (c->heads > 1) printf_(b, "%d heads, ", c->heads);
     if (c->scheme == POSLAB_SCHEME_NONE) puts_(b, "no positional information");
@@ -319,6 +414,9 @@ const char *report_text(strbuf *b, const poslab_result *r) {
     }
     if (!r->permutation)
         puts_(b, "note: sentence B is not a reordering of sentence A, so equal outputs are not expected\n");
+#ifdef POSLAB_CHECKPOINT
+    if (r->checkpoint) text_checkpoint_tail(b, r);
+#endif
 
     if (r->sweep_count > 0) {
         puts_(b, "\ncosine distance by scale (* where np.allclose is True)\n");
