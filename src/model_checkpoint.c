@@ -144,8 +144,8 @@ static poslab_status tokens(poslab_lab *lab, const poslab_config *c, int *vocab,
                         POSLAB_MAX_TOKENS);
         if (offsets[k] + count > w->n_positions)
             return fail(message, size, POSLAB_ERR_INPUT,
-                        "%s: %d + %d tokens pass the checkpoint's %d positions; allowed: offset + tokens <= %d",
-                        offset_names[k], offsets[k], count, w->n_positions, w->n_positions);
+                        "%s: %d tokens from position %d pass the checkpoint's %d positions; allowed: %s + tokens <= %d",
+                        names[k], count, offsets[k], w->n_positions, offset_names[k], w->n_positions);
         poslab_sentence *p = &lab->pieces[k];
         size_t at = 0;
         for (int t = 0; t < count; t++) {
