@@ -100,7 +100,7 @@ site: wasm wasm-nosimd
 	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/sweep_worker.js
 	$(ESBUILD) $(PAGE_SRC)/run_worker.js --bundle --format=esm --external:./poslab.js \
 	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/run_worker.js
-	$(ESBUILD) web/poslab.js --bundle --format=esm --external:./poslab-core.js \
+	$(ESBUILD) web/poslab.js --bundle --format=esm --external:./poslab-core.js --external:./poslab-checkpoint.js \
 	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/poslab.js
 	$(ESBUILD) $(BUILD)/wasm/poslab-core.js --minify --target=es2022 --outfile=$(SITE)/poslab-core.js
 	$(ESBUILD) web/style.css --minify --sourcemap --outfile=$(SITE)/style.css
@@ -111,6 +111,10 @@ site: wasm wasm-nosimd
 	cp $(BUILD)/wasm/poslab-core.wasm $(SITE)/poslab.wasm
 	# The fallback's glue is the very same file (tests/node/nosimd.test.mjs checks).
 	cp $(BUILD)/wasm-nosimd/poslab-core.wasm $(SITE)/poslab-nosimd.wasm
+	# The checkpoint module and its glue, which poslab.js imports only when
+	# a checkpoint is opened.
+	$(ESBUILD) $(BUILD)/wasm/poslab-checkpoint.js --minify --target=es2022 --outfile=$(SITE)/poslab-checkpoint.js
+	cp $(BUILD)/wasm/poslab-checkpoint.wasm $(SITE)/poslab-checkpoint.wasm
 
 serve: site native
 	@echo "poslab: serving the lab at http://localhost:$(PORT)  (Ctrl-C stops)"

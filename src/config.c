@@ -73,15 +73,23 @@ const char *poslab_scheme_name(poslab_scheme scheme) {
 #define DRAWN ((1u << POSLAB_MODEL_HEAD) | (1u << POSLAB_MODEL_TRANSFORMER))
 #define CHECKPOINT (1u << POSLAB_MODEL_CHECKPOINT)
 #ifdef POSLAB_CHECKPOINT
+#define GIVEN(f) (int)FIELD(f) /* only a checkpoint asks whether these were given */
 #define SCHEMES "none, random, sinusoidal, rope, alibi, learned"
 #define SCHEME_METAVAR "none|random|sinusoidal|rope|alibi|learned"
 #define MODELS "head, transformer, checkpoint"
 #define MODEL_METAVAR "head|transformer|checkpoint"
+#define SCHEME_HELP "the positional signal (model checkpoint: learned or none; default learned)"
+#define CAUSAL_HELP "mask later words (each word attends to itself and earlier ones; model checkpoint: as trained)"
+#define MODEL_HELP "the module's one attention head, GPT-2-style transformer blocks, or a checkpoint's (--checkpoint)"
 #else
+#define GIVEN(f) NO_FLAG
 #define SCHEMES "none, random, sinusoidal, rope, alibi"
 #define SCHEME_METAVAR "none|random|sinusoidal|rope|alibi"
 #define MODELS "head, transformer"
 #define MODEL_METAVAR "head|transformer"
+#define SCHEME_HELP "the positional signal"
+#define CAUSAL_HELP "mask later words (each word attends to itself and earlier ones)"
+#define MODEL_HELP "the module's one attention head, or GPT-2-style transformer blocks"
 #endif
 
 /* One row per option, in the order of the CLI's usage and of the JSON
@@ -101,16 +109,16 @@ static const poslab_option options[] = {
     {"seed", "seed", POSLAB_KIND_INTEGER, 0, 4294967295.0, "2", NULL,
      "an integer from 0 to 4294967295", "N", "np.random.seed for the draws", 1, FIELD(seed), NO_FLAG, DRAWN},
     {"scheme", "scheme", POSLAB_KIND_CHOICE, 0, 0, "random", scheme_value,
-     SCHEMES, SCHEME_METAVAR, "the positional signal (model checkpoint: learned or none; default learned)", 1,
-     FIELD(scheme), (int)FIELD(scheme_given), ALL_MODELS},
+     SCHEMES, SCHEME_METAVAR, SCHEME_HELP, 1,
+     FIELD(scheme), GIVEN(scheme_given), ALL_MODELS},
     {"scale", "scale", POSLAB_KIND_NUMBER, 0, POSLAB_MAX_SCALE, NULL, NULL,
      "a finite number from 0 to 1e6", "X",
      "the positional signal's scale (default: none and random 0.5, sinusoidal, rope and alibi 1)", 1,
      FIELD(scale), (int)FIELD(scale_given), ALL_MODELS},
     {"causal", "causal", POSLAB_KIND_SWITCH, 0, 1, "false", NULL,
      "true or false", NULL,
-     "mask later words (each word attends to itself and earlier ones; model checkpoint: as trained)", 1,
-     FIELD(causal), (int)FIELD(causal_given), ALL_MODELS},
+     CAUSAL_HELP, 1,
+     FIELD(causal), GIVEN(causal_given), ALL_MODELS},
     {"rtol", "rtol", POSLAB_KIND_NUMBER, 0, INFINITY, "1e-5", NULL,
      "a finite number >= 0", "X", "np.allclose's relative tolerance", 1, FIELD(rtol), NO_FLAG, ALL_MODELS},
     {"atol", "atol", POSLAB_KIND_NUMBER, 0, INFINITY, "1e-8", NULL,
@@ -119,8 +127,7 @@ static const poslab_option options[] = {
      "an integer from 0 to 1024", "N", "the position of sentence A's first word", 1, FIELD(offset_a), NO_FLAG, ALL_MODELS},
     {"offset-b", "offset_b", POSLAB_KIND_INTEGER, 0, POSLAB_MAX_OFFSET, "0", NULL,
      "an integer from 0 to 1024", "N", "the position of sentence B's first word", 1, FIELD(offset_b), NO_FLAG, ALL_MODELS},
-    {"model", "model", POSLAB_KIND_CHOICE, 0, 0, "head", model_value, MODELS, MODEL_METAVAR,
-     "the module's one attention head, GPT-2-style transformer blocks, or a checkpoint's (--checkpoint)", 1, FIELD(model), NO_FLAG, ALL_MODELS},
+    {"model", "model", POSLAB_KIND_CHOICE, 0, 0, "head", model_value, MODELS, MODEL_METAVAR, MODEL_HELP, 1, FIELD(model), NO_FLAG, ALL_MODELS},
     {"heads", "heads", POSLAB_KIND_INTEGER, 1, POSLAB_MAX_HEADS, "1", NULL,
      "an integer from 1 to 8 that divides dim", "N", "attention heads, each with dim/heads columns", 1,
      FIELD(heads), NO_FLAG, DRAWN},
@@ -188,8 +195,9 @@ void poslab_config_default(poslab_config *cfg) {
     memset(cfg, 0, sizeof *cfg); /* an unset option: no scale given, no sweep */
     for (int i = 0; i < OPTION_COUNT; i++)
         if (options[i].default_text) poslab_config_set(cfg, options[i].name, options[i].default_text, NULL, 0);
-    for (int i = 0; i < OPTION_COUNT; i++) /* a default is not given */
-        if (options[i].given >= 0) *(int *)((char *)cfg + options[i].given) = 0;
+#ifdef POSLAB_CHECKPOINT
+    cfg->scheme_given = cfg->causal_given = 0; /* a default is not given */
+#endif
 }
 
 poslab_config *poslab_config_new(void) {
@@ -260,7 +268,9 @@ static poslab_status reject(char *message, size_t size, const poslab_option *o, 
     case POSLAB_KIND_CHOICE: what = "is not a"; break; /* ... scheme */
     case POSLAB_KIND_SWITCH: what = "is not a switch value"; break;
     case POSLAB_KIND_SWEEP: what = "is not a valid sweep"; break;
+#ifdef POSLAB_CHECKPOINT
     case POSLAB_KIND_NAME: what = "is not a valid name"; break;
+#endif
     default: break;
     }
     if (o->kind == POSLAB_KIND_CHOICE)
@@ -471,12 +481,16 @@ static poslab_status parse(poslab_config *cfg, const poslab_option *o, const cha
         else if (!strcmp(value, "false") || !strcmp(value, "0")) *(int *)f = 0;
         else return reject(message, size, o, key, q);
         break;
+#ifdef POSLAB_CHECKPOINT
     case POSLAB_KIND_NAME: {
         size_t len = strlen(value);
         if (len < o->min || len > o->max) return reject(message, size, o, key, q);
         memcpy(f, value, len + 1);
         break;
     }
+#else
+    case POSLAB_KIND_NAME: break; /* no such row */
+#endif
     case POSLAB_KIND_SWEEP: {
         double lo, hi;
         int count;
@@ -535,12 +549,16 @@ static poslab_status check(const poslab_config *cfg, const poslab_option *o, cha
         if (x >= 0 && x < (o->kind == POSLAB_KIND_SWITCH ? 2 : choice_count(o))) return POSLAB_OK;
         decimal_snprintf(shown, sizeof shown, "%d", *(const int *)field_c(o, cfg));
         break;
+#ifdef POSLAB_CHECKPOINT
     case POSLAB_KIND_NAME: { /* unset (empty) or NUL-terminated in its field */
         size_t len = strnlen((const char *)field_c(o, cfg), (size_t)o->max + 1);
         if (len <= o->max) return POSLAB_OK;
         decimal_snprintf(shown, sizeof shown, "%zu bytes", len);
         break;
     }
+#else
+    case POSLAB_KIND_NAME: return POSLAB_OK; /* no such row */
+#endif
     case POSLAB_KIND_SWEEP:
         if (cfg->sweep_count == 0 ||
             (cfg->sweep_count >= o->min && cfg->sweep_count <= o->max && cfg->sweep_lo > 0 &&

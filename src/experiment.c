@@ -12,6 +12,7 @@
 #include <assert.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,36 +78,40 @@ static void pair_words(poslab_lab *lab) {
     lab->permutation = a->n == b->n && lab->unpaired_b_count == 0;
 }
 
-/* Where each buffer's pointer lives. */
-static void buffer_slots(poslab_lab *lab, double **slot[BUFFERS]) {
-    side *sides[2] = {&lab->a, &lab->b};
-    for (int w = 0; w < 2; w++) {
-        side *sd = sides[w];
-        double ***s = slot + w * SIDE_BUFFERS;
-        s[SIDE_XQ] = &sd->xq, s[SIDE_XK] = &sd->xk, s[SIDE_XV] = &sd->xv;
-        s[SIDE_OUT] = &sd->out, s[SIDE_TMP_OUT] = &sd->tmp_out, s[SIDE_X] = &sd->x;
-        s[SIDE_ATTN] = &sd->attn, s[SIDE_SCORES] = &sd->scores, s[SIDE_TMP_ATTN] = &sd->tmp_attn;
-        s[SIDE_S0] = &sd->s0, s[SIDE_S1] = &sd->s1, s[SIDE_S2] = &sd->s2, s[SIDE_CROSS] = &sd->cross;
-        s[SIDE_MEAN] = &sd->mean, s[SIDE_TMP_MEAN] = &sd->tmp_mean, s[SIDE_BAG] = &sd->bag;
-        s[SIDE_LAYERS] = &sd->layers;
-    }
-    slot[BUF_Q] = &lab->q, slot[BUF_K] = &lab->k, slot[BUF_V] = &lab->v, slot[BUF_KT] = &lab->kt;
-    slot[BUF_COS] = &lab->cosines, slot[BUF_SIN] = &lab->sines;
-    slot[BUF_POS] = &lab->pos, slot[BUF_PWQ] = &lab->pwq, slot[BUF_PWK] = &lab->pwk, slot[BUF_PWV] = &lab->pwv;
-    slot[BUF_VECTORS] = &lab->vectors, slot[BUF_VWQ] = &lab->vwq, slot[BUF_VWK] = &lab->vwk, slot[BUF_VWV] = &lab->vwv;
-    slot[BUF_WQ] = &lab->wq, slot[BUF_WK] = &lab->wk, slot[BUF_WV] = &lab->wv;
-    slot[BUF_BLOCKS] = &lab->blocks;
-    slot[BUF_H] = &lab->h, slot[BUF_LN] = &lab->ln, slot[BUF_ATT] = &lab->att, slot[BUF_PROJ] = &lab->proj;
-    slot[BUF_HID] = &lab->hid;
-    slot[BUF_QKV] = &lab->qkv, slot[BUF_LOGITS] = &lab->logits;
-}
-
+/* Where each buffer's pointer lives in the lab: a table of offsets rather
+ * than code that takes each address (a quarter of the bytes in the
+ * WebAssembly module). */
+#define SIDE_SLOTS(w, s)                                                                                          \
+    [w * SIDE_BUFFERS + SIDE_XQ] = offsetof(poslab_lab, s.xq), [w * SIDE_BUFFERS + SIDE_XK] = offsetof(poslab_lab, s.xk), \
+    [w * SIDE_BUFFERS + SIDE_XV] = offsetof(poslab_lab, s.xv), [w * SIDE_BUFFERS + SIDE_OUT] = offsetof(poslab_lab, s.out), \
+    [w * SIDE_BUFFERS + SIDE_TMP_OUT] = offsetof(poslab_lab, s.tmp_out),                                          \
+    [w * SIDE_BUFFERS + SIDE_X] = offsetof(poslab_lab, s.x), [w * SIDE_BUFFERS + SIDE_ATTN] = offsetof(poslab_lab, s.attn), \
+    [w * SIDE_BUFFERS + SIDE_SCORES] = offsetof(poslab_lab, s.scores),                                            \
+    [w * SIDE_BUFFERS + SIDE_TMP_ATTN] = offsetof(poslab_lab, s.tmp_attn),                                        \
+    [w * SIDE_BUFFERS + SIDE_S0] = offsetof(poslab_lab, s.s0), [w * SIDE_BUFFERS + SIDE_S1] = offsetof(poslab_lab, s.s1), \
+    [w * SIDE_BUFFERS + SIDE_S2] = offsetof(poslab_lab, s.s2), [w * SIDE_BUFFERS + SIDE_CROSS] = offsetof(poslab_lab, s.cross), \
+    [w * SIDE_BUFFERS + SIDE_MEAN] = offsetof(poslab_lab, s.mean),                                                \
+    [w * SIDE_BUFFERS + SIDE_TMP_MEAN] = offsetof(poslab_lab, s.tmp_mean),                                        \
+    [w * SIDE_BUFFERS + SIDE_BAG] = offsetof(poslab_lab, s.bag), [w * SIDE_BUFFERS + SIDE_LAYERS] = offsetof(poslab_lab, s.layers)
+static const unsigned short buffer_slots[BUFFERS] = {
+    SIDE_SLOTS(0, a), SIDE_SLOTS(1, b),
+    [BUF_Q] = offsetof(poslab_lab, q), [BUF_K] = offsetof(poslab_lab, k), [BUF_V] = offsetof(poslab_lab, v),
+    [BUF_KT] = offsetof(poslab_lab, kt), [BUF_COS] = offsetof(poslab_lab, cosines),
+    [BUF_SIN] = offsetof(poslab_lab, sines), [BUF_POS] = offsetof(poslab_lab, pos),
+    [BUF_PWQ] = offsetof(poslab_lab, pwq), [BUF_PWK] = offsetof(poslab_lab, pwk), [BUF_PWV] = offsetof(poslab_lab, pwv),
+    [BUF_VECTORS] = offsetof(poslab_lab, vectors), [BUF_VWQ] = offsetof(poslab_lab, vwq),
+    [BUF_VWK] = offsetof(poslab_lab, vwk), [BUF_VWV] = offsetof(poslab_lab, vwv), [BUF_WQ] = offsetof(poslab_lab, wq),
+    [BUF_WK] = offsetof(poslab_lab, wk), [BUF_WV] = offsetof(poslab_lab, wv), [BUF_BLOCKS] = offsetof(poslab_lab, blocks),
+    [BUF_H] = offsetof(poslab_lab, h), [BUF_LN] = offsetof(poslab_lab, ln), [BUF_ATT] = offsetof(poslab_lab, att),
+    [BUF_PROJ] = offsetof(poslab_lab, proj), [BUF_HID] = offsetof(poslab_lab, hid), [BUF_QKV] = offsetof(poslab_lab, qkv),
+    [BUF_LOGITS] = offsetof(poslab_lab, logits),
+};
+_Static_assert(offsetof(poslab_lab, logits) < 65536, "buffer offsets fit buffer_slots");
 
 /* Grows the arena to the sum of the sizes and points every buffer at its
  * slice of it. */
 static poslab_status point_buffers(poslab_lab *lab, const poslab_config *c, int n, int vocab) {
     size_t sizes[BUFFERS], need = 0;
-    double **slot[BUFFERS] = {0};
     model_of(c)->sizes(lab, c, n, vocab, sizes, &lab->d, &lab->heads);
     for (int i = 0; i < BUFFERS; i++) need += sizes[i];
     if (need > lab->arena_size) {
@@ -115,11 +120,10 @@ static poslab_status point_buffers(poslab_lab *lab, const poslab_config *c, int 
         lab->arena = grown;
         lab->arena_size = need;
     }
-    buffer_slots(lab, slot);
     double *at = lab->arena;
     for (int i = 0; i < BUFFERS; i++) {
-        assert(slot[i]); /* every buffer has a slot */
-        *slot[i] = at;
+        assert(buffer_slots[i]); /* every buffer has a slot */
+        *(double **)((char *)lab + buffer_slots[i]) = at;
         at += sizes[i];
     }
     return POSLAB_OK;

@@ -145,7 +145,9 @@ static void json_option_value(strbuf *b, const poslab_option *o, const poslab_co
     case POSLAB_KIND_TEXT: json_words(b, option_sentence(o, cfg)); break;
     case POSLAB_KIND_CHOICE: json_string(b, o->value((int)option_number(o, cfg))); break;
     case POSLAB_KIND_SWITCH: json_bool(b, option_number(o, cfg) != 0); break;
+#ifdef POSLAB_CHECKPOINT
     case POSLAB_KIND_NAME: json_string(b, (const char *)cfg + o->offset); break;
+#endif
     default: json_number(b, option_number(o, cfg)); break; /* integers print as %d does */
     }
 }
@@ -155,7 +157,10 @@ static void json_config(strbuf *b, const poslab_config *c) {
     const poslab_option *o;
     int first = 1;
     for (int i = 0; (o = poslab_option_at(i)); i++) {
-        if (!o->echo || !poslab_option_for(o, c->model)) continue;
+#ifdef POSLAB_CHECKPOINT
+        if (!poslab_option_for(o, c->model)) continue;
+#endif
+        if (!o->echo) continue;
         puts_(b, first ? "\"" : ",\"");
         puts_(b, o->json);
         puts_(b, "\":");
