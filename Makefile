@@ -27,7 +27,7 @@ TEST_PACKAGES := python3-numpy chromium clang libclang-rt-14-dev valgrind
 ENGINE_PACKAGES := firefox-esr webkit2gtk-driver xvfb libgl1-mesa-dri fonts-dejavu-core
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-test native asan wasm wasm-nosimd site serve dist package test test-native test-fuzz test-wasm test-browser fuzz fuzz-tokenizer fixtures bench clean
+.PHONY: all deps deps-test native asan wasm wasm-nosimd site serve dist package test test-native test-fuzz test-wasm test-browser fuzz fuzz-tokenizer fuzz-safetensors fixtures bench clean
 
 all: native site
 
@@ -173,10 +173,21 @@ fuzz-tokenizer: deps-test
 	  -dict=tests/fuzz/tokenizer.dict -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/crashes/ \
 	  $(BUILD)/fuzz/tokenizer_corpus tests/fuzz/tokenizer_corpus
 
-# make test's short pass of both.
+# The safetensors reader's target (tests/fuzz/fuzz_safetensors.c): whole
+# files for a tiny config.json, over tests/fuzz/safetensors_corpus.
+fuzz-safetensors: deps-test
+	CC=clang cmake -S . -B $(BUILD)/fuzz -DCMAKE_BUILD_TYPE=Debug -DPOSLAB_FUZZ=ON
+	cmake --build $(BUILD)/fuzz -j2 --target fuzz_safetensors
+	mkdir -p $(BUILD)/fuzz/safetensors_corpus $(BUILD)/fuzz/crashes
+	$(BUILD)/fuzz/fuzz_safetensors -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
+	  -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/crashes/ $(BUILD)/fuzz/safetensors_corpus \
+	  tests/fuzz/safetensors_corpus
+
+# make test's short pass of all three.
 test-fuzz:
 	$(MAKE) fuzz FUZZ_SECONDS=30
 	$(MAKE) fuzz-tokenizer FUZZ_SECONDS=20
+	$(MAKE) fuzz-safetensors FUZZ_SECONDS=20
 
 # Rewrites tests/fixtures/cases.json from NumPy.
 fixtures:

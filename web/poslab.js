@@ -280,14 +280,16 @@ class Lab {
     const count = config.sweep ? config.sweep.count : 0;
     if (count > 0) result.sweep = this.sweep(result.pairs, count);
     if (config.full) {
-      const { sentence_a: a, sentence_b: b, dim } = result.config;
+      // a checkpoint's width and heads are its own (not in its config)
+      const dim = result.checkpoint?.n_embd ?? result.config.dim;
+      const a = result.tokens_a ?? result.config.sentence_a, b = result.tokens_b ?? result.config.sentence_b;
       result.output_a = this.matrix(ARRAY.outputA, a.length, dim);
       result.output_b = this.matrix(ARRAY.outputB, b.length, dim);
       result.attention_a = this.matrix(ARRAY.attentionA, a.length, a.length);
       result.attention_b = this.matrix(ARRAY.attentionB, b.length, b.length);
       // every head, head 0 first (the JSON's attention_a is head 0); the
       // scores are before the softmax, null where the mask hides a word
-      const heads = result.config.heads;
+      const heads = result.checkpoint?.n_head ?? result.config.heads;
       result.attention_heads_a = this.stack(ARRAY.attentionA, heads, a.length);
       result.attention_heads_b = this.stack(ARRAY.attentionB, heads, b.length);
       result.scores_heads_a = this.stack(ARRAY.scoresA, heads, a.length);
