@@ -718,6 +718,10 @@ static float half_to_float(uint16_t h) {
 static void convert(float *dst, const unsigned char *src, size_t n, int dt) {
     switch (dt) {
     case DT_F32:
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(dst, src, n * 4); /* the file's order already (x86, WebAssembly) */
+        break;
+#endif
         for (size_t i = 0; i < n; i++) {
             uint32_t u = (uint32_t)src[4 * i] | (uint32_t)src[4 * i + 1] << 8 | (uint32_t)src[4 * i + 2] << 16 |
                          (uint32_t)src[4 * i + 3] << 24;
