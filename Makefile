@@ -135,8 +135,10 @@ PACKAGE := $(BUILD)/package
 package: site
 	rm -rf $(PACKAGE) $(BUILD)/poslab-*.tgz
 	mkdir -p $(PACKAGE)
-	$(ESBUILD) web/poslab.js --bundle --format=esm --external:./poslab-core.js --target=es2022 --outfile=$(PACKAGE)/poslab.js
+	$(ESBUILD) web/poslab.js --bundle --format=esm --external:./poslab-core.js --external:./poslab-checkpoint.js \
+	  --target=es2022 --outfile=$(PACKAGE)/poslab.js
 	cp $(SITE)/poslab-core.js $(SITE)/poslab.wasm $(SITE)/poslab-nosimd.wasm web/poslab.d.ts \
+	  $(SITE)/poslab-checkpoint.js $(SITE)/poslab-checkpoint.wasm \
 	  web/npm/package.json web/npm/README.md $(PACKAGE)/
 	cd $(PACKAGE) && npm pack --pack-destination .. --silent
 

@@ -38,9 +38,8 @@ A3="dog bites man"
 B3="man bites dog"
 # 64 words, each one GPT-2 token after a space; B is A reversed
 WORDS="the cat sat on the mat and the dog ran to a big red house in the small town where the man saw an old tree near the river with green grass under the blue sky every day"
-A64="$WORDS $(echo "$WORDS" | tr ' ' '\n' | tac | head -n 29 | tr '\n' ' ')"
-B64="$(echo "$A64" | tr ' ' '\n' | grep -v '^$' | tac | tr '\n' ' ')"
-
+A64=$(echo $WORDS $WORDS | cut -d' ' -f1-64)
+B64=$(echo $A64 | tr ' ' '\n' | tac | tr '\n' ' ')
 native=$(build/native/bench_checkpoint "$DIR" "$REPS" "$A3" "$B3" "$A64" "$B64")
 wasm=$(node tests/bench/checkpoint_wasm.mjs "$DIR" "$REPS" "$A3" "$B3" "$A64" "$B64")
 numpy=$(OPENBLAS_NUM_THREADS=1 LD_LIBRARY_PATH="$POSLAB_OPENBLAS_DIR" /usr/bin/python3 tests/bench/checkpoint_numpy.py \
