@@ -651,9 +651,14 @@ poslab_status poslab_checkpoint_plan(poslab_checkpoint *ck, uint64_t *bytes, cha
         n = 0;
         for (int t = 0; t < ck->tensor_count; t++) if (ck->tensors[t].file == f) all[n++] = t;
         sort_by_begin(all, n, ck->tensors);
-        for (int k = 1; k < n; k++) {
-            const tensor *a = &ck->tensors[all[k - 1]], *b = &ck->tensors[all[k]];
-            if (a->end > b->begin && b->end > b->begin) {
+        /* by offset, each non-empty tensor must start where the furthest
+           reaching one before it has ended (an empty one in between, or a
+           short one inside a long one, must not hide an overlap) */
+        const tensor *a = NULL; /* the furthest reaching so far */
+        for (int k = 0; k < n; k++) {
+            const tensor *b = &ck->tensors[all[k]];
+            if (b->end == b->begin) continue;
+            if (a && a->end > b->begin) {
                 poslab_status st = fail(message, size, POSLAB_ERR_INPUT,
                                         "%s: tensors %s and %s overlap (bytes %s to %s and %s to %s of the "
                                         "data); expected each byte in one tensor", fl->name, a->name, b->name,
@@ -664,6 +669,7 @@ poslab_status poslab_checkpoint_plan(poslab_checkpoint *ck, uint64_t *bytes, cha
                 free(all);
                 return st;
             }
+            if (!a || b->end > a->end) a = b;
         }
         for (int k = 0; k < n; k++) if (ck->tensors[all[k]].slot >= 0) all[used++] = all[k];
         fl->order = all;

@@ -143,6 +143,14 @@ case("header longer than the file", header_length(10 ** 6), [ST, "header of 1000
 case("header over 100 MB", header_length(200 * 10 ** 6), [ST, "header of 200000000 bytes", "at most 100 MB"])
 case("header that is not JSON", write(ST, (11).to_bytes(8, "little") + b'{"a": [1, 2'), [ST, "header byte", "expected"])
 case("overlapping offsets", set_entry(W, data_offsets=[ob, ob + (we - wb)]), [ST, "overlap", W, other, "expected each byte in one tensor"])
+def inside_with_empty(h):
+    # an empty tensor between a long one and a short one inside it
+    h["extra"] = {"dtype": "F32", "shape": [0], "data_offsets": [wb + 4, wb + 4]}
+    h["transformer.ln_f.bias"]["data_offsets"] = [wb + 64, wb + 128]
+
+
+case("a tensor inside another, behind an empty one", edit_header(inside_with_empty),
+     [ST, "overlap", W, "transformer.ln_f.bias", "expected each byte in one tensor"])
 case("offsets past the data", set_entry(W, data_offsets=[wb, wb + 10 ** 9]), [ST, W, "data_offsets", "leave the data"])
 case("offsets that disagree with the shape", set_entry(W, data_offsets=[wb, we - 4]), [ST, W, "span", "expected [16, 48] x 4 bytes"])
 case("unknown dtype", set_entry(W, dtype="F99"), [ST, W, '"F99" is unknown', "expected F32, F16 or BF16"])
