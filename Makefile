@@ -27,7 +27,7 @@ TEST_PACKAGES := python3-numpy chromium clang libclang-rt-14-dev valgrind
 ENGINE_PACKAGES := firefox-esr webkit2gtk-driver xvfb libgl1-mesa-dri fonts-dejavu-core
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-test native asan wasm wasm-nosimd site serve dist package test test-native test-fuzz test-wasm test-browser fuzz fuzz-tokenizer fixtures bench clean
+.PHONY: all deps deps-test native asan wasm wasm-nosimd site serve dist package test test-native test-fuzz test-wasm test-browser fuzz fuzz-tokenizer fuzz-safetensors fixtures bench clean
 
 all: native site
 
@@ -100,7 +100,7 @@ site: wasm wasm-nosimd
 	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/sweep_worker.js
 	$(ESBUILD) $(PAGE_SRC)/run_worker.js --bundle --format=esm --external:./poslab.js \
 	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/run_worker.js
-	$(ESBUILD) web/poslab.js --bundle --format=esm --external:./poslab-core.js \
+	$(ESBUILD) web/poslab.js --bundle --format=esm --external:./poslab-core.js --external:./poslab-checkpoint.js \
 	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/poslab.js
 	$(ESBUILD) $(BUILD)/wasm/poslab-core.js --minify --target=es2022 --outfile=$(SITE)/poslab-core.js
 	$(ESBUILD) web/style.css --minify --sourcemap --outfile=$(SITE)/style.css
@@ -111,6 +111,10 @@ site: wasm wasm-nosimd
 	cp $(BUILD)/wasm/poslab-core.wasm $(SITE)/poslab.wasm
 	# The fallback's glue is the very same file (tests/node/nosimd.test.mjs checks).
 	cp $(BUILD)/wasm-nosimd/poslab-core.wasm $(SITE)/poslab-nosimd.wasm
+	# The checkpoint module and its glue, which poslab.js imports only when
+	# a checkpoint is opened.
+	$(ESBUILD) $(BUILD)/wasm/poslab-checkpoint.js --minify --target=es2022 --outfile=$(SITE)/poslab-checkpoint.js
+	cp $(BUILD)/wasm/poslab-checkpoint.wasm $(SITE)/poslab-checkpoint.wasm
 
 serve: site native
 	@echo "poslab: serving the lab at http://localhost:$(PORT)  (Ctrl-C stops)"
@@ -131,8 +135,10 @@ PACKAGE := $(BUILD)/package
 package: site
 	rm -rf $(PACKAGE) $(BUILD)/poslab-*.tgz
 	mkdir -p $(PACKAGE)
-	$(ESBUILD) web/poslab.js --bundle --format=esm --external:./poslab-core.js --target=es2022 --outfile=$(PACKAGE)/poslab.js
+	$(ESBUILD) web/poslab.js --bundle --format=esm --external:./poslab-core.js --external:./poslab-checkpoint.js \
+	  --target=es2022 --outfile=$(PACKAGE)/poslab.js
 	cp $(SITE)/poslab-core.js $(SITE)/poslab.wasm $(SITE)/poslab-nosimd.wasm web/poslab.d.ts \
+	  $(SITE)/poslab-checkpoint.js $(SITE)/poslab-checkpoint.wasm \
 	  web/npm/package.json web/npm/README.md $(PACKAGE)/
 	cd $(PACKAGE) && npm pack --pack-destination .. --silent
 
@@ -169,10 +175,21 @@ fuzz-tokenizer: deps-test
 	  -dict=tests/fuzz/tokenizer.dict -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/crashes/ \
 	  $(BUILD)/fuzz/tokenizer_corpus tests/fuzz/tokenizer_corpus
 
-# make test's short pass of both.
+# The safetensors reader's target (tests/fuzz/fuzz_safetensors.c): whole
+# files for a tiny config.json, over tests/fuzz/safetensors_corpus.
+fuzz-safetensors: deps-test
+	CC=clang cmake -S . -B $(BUILD)/fuzz -DCMAKE_BUILD_TYPE=Debug -DPOSLAB_FUZZ=ON
+	cmake --build $(BUILD)/fuzz -j2 --target fuzz_safetensors
+	mkdir -p $(BUILD)/fuzz/safetensors_corpus $(BUILD)/fuzz/crashes
+	$(BUILD)/fuzz/fuzz_safetensors -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
+	  -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/crashes/ $(BUILD)/fuzz/safetensors_corpus \
+	  tests/fuzz/safetensors_corpus
+
+# make test's short pass of all three.
 test-fuzz:
 	$(MAKE) fuzz FUZZ_SECONDS=30
 	$(MAKE) fuzz-tokenizer FUZZ_SECONDS=20
+	$(MAKE) fuzz-safetensors FUZZ_SECONDS=20
 
 # Rewrites tests/fixtures/cases.json from NumPy.
 fixtures:

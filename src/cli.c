@@ -7,10 +7,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_checkpoint.h"
 #include "poslab.h"
 
 /* Flags of the CLI alone, after the table's options in usage and lists. */
-static const char *const cli_flags[] = {"json", "full"};
+static const char *const cli_flags[] = {"json", "full", "tokenize"};
 
 static const char description[] =
     "Runs self-attention (one head, or several side by side) over sentences A and\n"
@@ -65,6 +66,8 @@ static void usage(void) {
     }
     fputs("  --json                JSON instead of text (docs/interfaces.md)\n"
           "  --full                with --json: also the outputs and attention weights\n"
+          "  --tokenize            print the token ids and pieces of --a with --checkpoint's\n"
+          "                        tokenizer (id, a tab, the piece a line), then exit\n"
           "  --help                this text\n", stdout);
 }
 
@@ -93,10 +96,46 @@ static const poslab_option *option_named(const char *name) {
     return NULL;
 }
 
+/* --tokenize: the ids and pieces of text, as lines or as JSON. */
+static int tokenize(const char *path, const char *text, int prefix_space, int json) {
+    char message[POSLAB_MESSAGE_BYTES];
+    poslab_checkpoint *ck;
+    int rc = cli_load_checkpoint(path, 0, &ck, message, sizeof message);
+    if (rc) {
+        fprintf(stderr, "poslab: %s\n", message);
+        return rc;
+    }
+    const char *out = poslab_checkpoint_tokens_json(ck, text, strlen(text), prefix_space, message, sizeof message);
+    if (!out) {
+        fprintf(stderr, "poslab: --a: %s\n", message);
+        poslab_checkpoint_free(ck);
+        return 2;
+    }
+    if (json) {
+        fputs(out, stdout);
+    } else {
+        int ids[POSLAB_MAX_TOKENS * 64], count = 0;
+        poslab_checkpoint_tokenize(ck, text, strlen(text), prefix_space, ids, (int)(sizeof ids / sizeof ids[0]),
+                                   &count, message, sizeof message);
+        for (int k = 0; k < count; k++) { /* the piece's own bytes */
+            size_t len;
+            const char *piece = poslab_checkpoint_piece(ck, ids[k], &len);
+            printf("%d\t", ids[k]);
+            fwrite(piece, 1, len, stdout);
+            putchar('\n');
+        }
+    }
+    poslab_checkpoint_free(ck);
+    return fflush(stdout) == EOF ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
     poslab_config cfg;
     char message[POSLAB_MESSAGE_BYTES];
-    int json = 0, full = 0;
+    int json = 0, full = 0, tokens = 0;
+    const char *text_a = "dog bites man"; /* --a as given, for --tokenize */
+    const poslab_option *given[64];
+    int given_count = 0;
     poslab_config_default(&cfg);
 
     for (int i = 1; i < argc; i++) {
@@ -107,6 +146,7 @@ int main(int argc, char **argv) {
         }
         if (!strcmp(arg, "--json")) { json = 1; continue; }
         if (!strcmp(arg, "--full")) { full = 1; continue; }
+        if (!strcmp(arg, "--tokenize")) { tokens = 1; continue; }
         if (strncmp(arg, "--", 2) || !arg[2]) {
             snprintf(message, sizeof message,
                      "unexpected argument \"%.40s\"; allowed: options such as --a TEXT (see --help)", arg);
@@ -123,7 +163,9 @@ int main(int argc, char **argv) {
         const poslab_option *o = option_named(name);
         if (o && o->kind == POSLAB_KIND_SWITCH && !eq) {
             value = "true";
-        } else if (!o || o->kind == POSLAB_KIND_SWITCH) {
+        } else if (o && o->kind == POSLAB_KIND_SWITCH) {
+            value = eq + 1; /* --name=true|false */
+        } else if (!o) {
             char list[256];
             option_list(list, sizeof list);
             snprintf(message, sizeof message, "--%s is not an option; allowed: %s", name, list);
@@ -141,13 +183,46 @@ int main(int argc, char **argv) {
             fprintf(stderr, "poslab: --%s\n", detail);
             return 2;
         }
+        if (!strcmp(name, "a")) text_a = value;
+        if (given_count < (int)(sizeof given / sizeof given[0])) given[given_count++] = o;
+    }
+
+    if (tokens) {
+        if (!cfg.checkpoint[0]) return invalid("--tokenize needs --checkpoint PATH (a folder with vocab.json and merges.txt)");
+        return tokenize(cfg.checkpoint, text_a, cfg.prefix_space, json);
+    }
+    /* an option the model does not read is a mistake, not a no-op */
+    for (int k = 0; k < given_count; k++) {
+        if (poslab_option_for(given[k], cfg.model)) continue;
+        if (cfg.model == POSLAB_MODEL_CHECKPOINT)
+            snprintf(message, sizeof message,
+                     "--%s: set by the checkpoint with --model checkpoint; allowed: leave --%s out", given[k]->name,
+                     given[k]->name);
+        else
+            snprintf(message, sizeof message, "--%s: only for --model checkpoint; allowed: add --model checkpoint",
+                     given[k]->name);
+        return invalid(message);
+    }
+    poslab_checkpoint *ck = NULL;
+    if (cfg.model == POSLAB_MODEL_CHECKPOINT) {
+        if (!cfg.checkpoint[0]) return invalid("--model checkpoint needs --checkpoint PATH (a checkpoint folder)");
+        int rc = cli_load_checkpoint(cfg.checkpoint, 1, &ck, message, sizeof message);
+        if (rc) {
+            fprintf(stderr, "poslab: %s\n", message);
+            return rc;
+        }
     }
 
     poslab_lab *lab = poslab_create();
-    if (!lab) return invalid("out of memory");
-    poslab_status st = poslab_run(lab, &cfg, message, sizeof message);
+    if (!lab) {
+        poslab_checkpoint_free(ck);
+        return invalid("out of memory");
+    }
+    poslab_status st = poslab_use_checkpoint(lab, ck, message, sizeof message);
+    if (st == POSLAB_OK) st = poslab_run(lab, &cfg, message, sizeof message);
     if (st != POSLAB_OK) {
         poslab_destroy(lab);
+        poslab_checkpoint_free(ck);
         /* an input error names its option first, as the parser's do */
         fprintf(stderr, "poslab: %s%s\n", st == POSLAB_ERR_INPUT ? "--" : "", message);
         return st == POSLAB_ERR_NOMEM ? 1 : 2;
@@ -157,5 +232,6 @@ int main(int argc, char **argv) {
     if (!out) rc = invalid("out of memory");
     else if (fputs(out, stdout) == EOF || fflush(stdout) == EOF) rc = 1;
     poslab_destroy(lab);
+    poslab_checkpoint_free(ck);
     return rc;
 }

@@ -35,6 +35,9 @@ static const struct {
     {"sinusoidal", 1},
     {"rope", 1},
     {"alibi", 1},
+#ifdef POSLAB_CHECKPOINT
+    {"learned", 1}, /* the checkpoint's table as trained */
+#endif
 };
 enum { SCHEME_COUNT = sizeof schemes / sizeof schemes[0] };
 
@@ -48,7 +51,11 @@ static const char *scheme_value(int k) { return k >= 0 && k < SCHEME_COUNT ? sch
 
 /* In poslab_model order. */
 static const char *model_value(int k) {
+#ifdef POSLAB_CHECKPOINT
+    static const char *const models[] = {"head", "transformer", "checkpoint"};
+#else
     static const char *const models[] = {"head", "transformer"};
+#endif
     return k >= 0 && k < (int)(sizeof models / sizeof models[0]) ? models[k] : NULL;
 }
 
@@ -61,6 +68,29 @@ const char *poslab_scheme_name(poslab_scheme scheme) {
 
 #define FIELD(f) offsetof(poslab_config, f)
 #define NO_FLAG (-1)
+/* Which models read an option (poslab_option.models); 0: every model. */
+#define ALL_MODELS 0u
+#define DRAWN ((1u << POSLAB_MODEL_HEAD) | (1u << POSLAB_MODEL_TRANSFORMER))
+#define CHECKPOINT (1u << POSLAB_MODEL_CHECKPOINT)
+#ifdef POSLAB_CHECKPOINT
+#define GIVEN(f) (int)FIELD(f) /* only a checkpoint asks whether these were given */
+#define SCHEMES "none, random, sinusoidal, rope, alibi, learned"
+#define SCHEME_METAVAR "none|random|sinusoidal|rope|alibi|learned"
+#define MODELS "head, transformer, checkpoint"
+#define MODEL_METAVAR "head|transformer|checkpoint"
+#define SCHEME_HELP "the positional signal (model checkpoint: learned or none; default learned)"
+#define CAUSAL_HELP "mask later words (each word attends to itself and earlier ones; model checkpoint: as trained)"
+#define MODEL_HELP "the module's one attention head, GPT-2-style transformer blocks, or a checkpoint's (--checkpoint)"
+#else
+#define GIVEN(f) NO_FLAG
+#define SCHEMES "none, random, sinusoidal, rope, alibi"
+#define SCHEME_METAVAR "none|random|sinusoidal|rope|alibi"
+#define MODELS "head, transformer"
+#define MODEL_METAVAR "head|transformer"
+#define SCHEME_HELP "the positional signal"
+#define CAUSAL_HELP "mask later words (each word attends to itself and earlier ones)"
+#define MODEL_HELP "the module's one attention head, or GPT-2-style transformer blocks"
+#endif
 
 /* One row per option, in the order of the CLI's usage and of the JSON
  * config. To add an option: add its field to poslab_config (an int for an
@@ -71,47 +101,60 @@ const char *poslab_scheme_name(poslab_scheme scheme) {
  * takes its words from a function like scheme_value. */
 static const poslab_option options[] = {
     {"a", "sentence_a", POSLAB_KIND_TEXT, 1, POSLAB_MAX_TOKENS, "dog bites man", NULL,
-     "1 to 64 words separated by spaces", "TEXT", "sentence A", 1, FIELD(a), NO_FLAG},
+     "1 to 64 words separated by spaces", "TEXT", "sentence A", 1, FIELD(a), NO_FLAG, ALL_MODELS},
     {"b", "sentence_b", POSLAB_KIND_TEXT, 1, POSLAB_MAX_TOKENS, "man bites dog", NULL,
-     "1 to 64 words separated by spaces", "TEXT", "sentence B", 1, FIELD(b), NO_FLAG},
+     "1 to 64 words separated by spaces", "TEXT", "sentence B", 1, FIELD(b), NO_FLAG, ALL_MODELS},
     {"dim", "dim", POSLAB_KIND_INTEGER, 1, POSLAB_MAX_DIM, "6", NULL,
-     "an integer from 1 to 512", "N", "d, the size of word vectors and of the head", 1, FIELD(dim), NO_FLAG},
+     "an integer from 1 to 512", "N", "d, the size of word vectors and of the head", 1, FIELD(dim), NO_FLAG, DRAWN},
     {"seed", "seed", POSLAB_KIND_INTEGER, 0, 4294967295.0, "2", NULL,
-     "an integer from 0 to 4294967295", "N", "np.random.seed for the draws", 1, FIELD(seed), NO_FLAG},
+     "an integer from 0 to 4294967295", "N", "np.random.seed for the draws", 1, FIELD(seed), NO_FLAG, DRAWN},
     {"scheme", "scheme", POSLAB_KIND_CHOICE, 0, 0, "random", scheme_value,
-     "none, random, sinusoidal, rope, alibi", "none|random|sinusoidal|rope|alibi", "the positional signal", 1,
-     FIELD(scheme), NO_FLAG},
+     SCHEMES, SCHEME_METAVAR, SCHEME_HELP, 1,
+     FIELD(scheme), GIVEN(scheme_given), ALL_MODELS},
     {"scale", "scale", POSLAB_KIND_NUMBER, 0, POSLAB_MAX_SCALE, NULL, NULL,
      "a finite number from 0 to 1e6", "X",
      "the positional signal's scale (default: none and random 0.5, sinusoidal, rope and alibi 1)", 1,
-     FIELD(scale), (int)FIELD(scale_given)},
+     FIELD(scale), (int)FIELD(scale_given), ALL_MODELS},
     {"causal", "causal", POSLAB_KIND_SWITCH, 0, 1, "false", NULL,
-     "true or false", NULL, "mask later words (each word attends to itself and earlier ones)", 1,
-     FIELD(causal), NO_FLAG},
+     "true or false", NULL,
+     CAUSAL_HELP, 1,
+     FIELD(causal), GIVEN(causal_given), ALL_MODELS},
     {"rtol", "rtol", POSLAB_KIND_NUMBER, 0, INFINITY, "1e-5", NULL,
-     "a finite number >= 0", "X", "np.allclose's relative tolerance", 1, FIELD(rtol), NO_FLAG},
+     "a finite number >= 0", "X", "np.allclose's relative tolerance", 1, FIELD(rtol), NO_FLAG, ALL_MODELS},
     {"atol", "atol", POSLAB_KIND_NUMBER, 0, INFINITY, "1e-8", NULL,
-     "a finite number >= 0", "X", "np.allclose's absolute tolerance", 1, FIELD(atol), NO_FLAG},
+     "a finite number >= 0", "X", "np.allclose's absolute tolerance", 1, FIELD(atol), NO_FLAG, ALL_MODELS},
     {"offset-a", "offset_a", POSLAB_KIND_INTEGER, 0, POSLAB_MAX_OFFSET, "0", NULL,
-     "an integer from 0 to 1024", "N", "the position of sentence A's first word", 1, FIELD(offset_a), NO_FLAG},
+     "an integer from 0 to 1024", "N", "the position of sentence A's first word", 1, FIELD(offset_a), NO_FLAG, ALL_MODELS},
     {"offset-b", "offset_b", POSLAB_KIND_INTEGER, 0, POSLAB_MAX_OFFSET, "0", NULL,
-     "an integer from 0 to 1024", "N", "the position of sentence B's first word", 1, FIELD(offset_b), NO_FLAG},
-    {"model", "model", POSLAB_KIND_CHOICE, 0, 0, "head", model_value, "head, transformer", "head|transformer",
-     "the module's one attention head, or GPT-2-style transformer blocks", 1, FIELD(model), NO_FLAG},
+     "an integer from 0 to 1024", "N", "the position of sentence B's first word", 1, FIELD(offset_b), NO_FLAG, ALL_MODELS},
+    {"model", "model", POSLAB_KIND_CHOICE, 0, 0, "head", model_value, MODELS, MODEL_METAVAR, MODEL_HELP, 1, FIELD(model), NO_FLAG, ALL_MODELS},
     {"heads", "heads", POSLAB_KIND_INTEGER, 1, POSLAB_MAX_HEADS, "1", NULL,
      "an integer from 1 to 8 that divides dim", "N", "attention heads, each with dim/heads columns", 1,
-     FIELD(heads), NO_FLAG},
+     FIELD(heads), NO_FLAG, DRAWN},
     {"layers", "layers", POSLAB_KIND_INTEGER, 1, POSLAB_MAX_LAYERS, "2", NULL,
-     "an integer from 1 to 12", "N", "transformer blocks (model transformer)", 1, FIELD(layers), NO_FLAG},
+     "an integer from 1 to 12", "N", "transformer blocks (model transformer)", 1, FIELD(layers), NO_FLAG, DRAWN},
     /* min: the smallest double above 0, so that 0 itself is refused */
     {"weight-std", "weight_std", POSLAB_KIND_NUMBER, 4.9406564584124654e-324, 10, "0.02", NULL,
      "a finite number above 0, up to 10", "X",
-     "standard deviation of the transformer's weights (GPT-2: 0.02)", 1, FIELD(weight_std), NO_FLAG},
+     "standard deviation of the transformer's weights (GPT-2: 0.02)", 1, FIELD(weight_std), NO_FLAG, DRAWN},
     {"sweep", "sweep", POSLAB_KIND_SWEEP, 1, POSLAB_MAX_SWEEP, NULL, NULL,
      "LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer from 1 to 1001", "LO:HI:COUNT",
-     "also compare at COUNT scales spaced evenly in log from LO to HI", 0, FIELD(sweep_count), NO_FLAG},
+     "also compare at COUNT scales spaced evenly in log from LO to HI", 0, FIELD(sweep_count), NO_FLAG, ALL_MODELS},
+#ifdef POSLAB_CHECKPOINT
+    {"checkpoint", "checkpoint", POSLAB_KIND_NAME, 1, POSLAB_MAX_PATH - 1, NULL, NULL,
+     "a path of 1 to 255 bytes", "PATH",
+     "a checkpoint folder, or a .safetensors file with config.json, vocab.json and merges.txt beside it", 1,
+     FIELD(checkpoint), NO_FLAG, CHECKPOINT},
+    {"prefix-space", "prefix_space", POSLAB_KIND_SWITCH, 0, 1, "true", NULL, "true or false", NULL,
+     "put a space before each sentence before tokenizing, so a word is the same token anywhere", 1,
+     FIELD(prefix_space), NO_FLAG, CHECKPOINT},
+#endif
 };
 enum { OPTION_COUNT = sizeof options / sizeof options[0] };
+
+int poslab_option_for(const poslab_option *o, poslab_model m) {
+    return o && (o->models == ALL_MODELS || (o->models >> m & 1u));
+}
 
 const poslab_option *poslab_option_at(int index) {
     return index >= 0 && index < OPTION_COUNT ? &options[index] : NULL;
@@ -152,6 +195,9 @@ void poslab_config_default(poslab_config *cfg) {
     memset(cfg, 0, sizeof *cfg); /* an unset option: no scale given, no sweep */
     for (int i = 0; i < OPTION_COUNT; i++)
         if (options[i].default_text) poslab_config_set(cfg, options[i].name, options[i].default_text, NULL, 0);
+#ifdef POSLAB_CHECKPOINT
+    cfg->scheme_given = cfg->causal_given = 0; /* a default is not given */
+#endif
 }
 
 poslab_config *poslab_config_new(void) {
@@ -222,6 +268,9 @@ static poslab_status reject(char *message, size_t size, const poslab_option *o, 
     case POSLAB_KIND_CHOICE: what = "is not a"; break; /* ... scheme */
     case POSLAB_KIND_SWITCH: what = "is not a switch value"; break;
     case POSLAB_KIND_SWEEP: what = "is not a valid sweep"; break;
+#ifdef POSLAB_CHECKPOINT
+    case POSLAB_KIND_NAME: what = "is not a valid name"; break;
+#endif
     default: break;
     }
     if (o->kind == POSLAB_KIND_CHOICE)
@@ -432,6 +481,16 @@ static poslab_status parse(poslab_config *cfg, const poslab_option *o, const cha
         else if (!strcmp(value, "false") || !strcmp(value, "0")) *(int *)f = 0;
         else return reject(message, size, o, key, q);
         break;
+#ifdef POSLAB_CHECKPOINT
+    case POSLAB_KIND_NAME: {
+        size_t len = strlen(value);
+        if (len < o->min || len > o->max) return reject(message, size, o, key, q);
+        memcpy(f, value, len + 1);
+        break;
+    }
+#else
+    case POSLAB_KIND_NAME: break; /* no such row */
+#endif
     case POSLAB_KIND_SWEEP: {
         double lo, hi;
         int count;
@@ -490,6 +549,16 @@ static poslab_status check(const poslab_config *cfg, const poslab_option *o, cha
         if (x >= 0 && x < (o->kind == POSLAB_KIND_SWITCH ? 2 : choice_count(o))) return POSLAB_OK;
         decimal_snprintf(shown, sizeof shown, "%d", *(const int *)field_c(o, cfg));
         break;
+#ifdef POSLAB_CHECKPOINT
+    case POSLAB_KIND_NAME: { /* unset (empty) or NUL-terminated in its field */
+        size_t len = strnlen((const char *)field_c(o, cfg), (size_t)o->max + 1);
+        if (len <= o->max) return POSLAB_OK;
+        decimal_snprintf(shown, sizeof shown, "%zu bytes", len);
+        break;
+    }
+#else
+    case POSLAB_KIND_NAME: return POSLAB_OK; /* no such row */
+#endif
     case POSLAB_KIND_SWEEP:
         if (cfg->sweep_count == 0 ||
             (cfg->sweep_count >= o->min && cfg->sweep_count <= o->max && cfg->sweep_lo > 0 &&
@@ -515,13 +584,37 @@ static poslab_status check_heads_divide_dim(const poslab_config *cfg, char *mess
                 cfg->heads, cfg->dim, fits);
 }
 
+#ifdef POSLAB_CHECKPOINT
+/* A checkpoint runs its own table or none; the drawn models have no table
+ * of their own to run. dim and heads are the checkpoint's. */
+static poslab_status check_scheme_of_model(const poslab_config *cfg, char *message, size_t size) {
+    const int learned = cfg->scheme == POSLAB_SCHEME_LEARNED, none = cfg->scheme == POSLAB_SCHEME_NONE;
+    if (cfg->model != POSLAB_MODEL_CHECKPOINT) {
+        if (learned)
+            return fail(message, size, POSLAB_ERR_INPUT,
+                        "scheme: \"learned\" is a checkpoint's own table, for model checkpoint only; allowed with "
+                        "model %s: none, random, sinusoidal, rope, alibi", model_value((int)cfg->model));
+        return check_heads_divide_dim(cfg, message, size);
+    }
+    if (cfg->scheme_given && !learned && !none)
+        return fail(message, size, POSLAB_ERR_INPUT,
+                    "scheme: \"%s\" is not a scheme of model checkpoint; allowed: learned, none",
+                    poslab_scheme_name(cfg->scheme));
+    return POSLAB_OK;
+}
+#endif
+
 poslab_status poslab_config_check(const poslab_config *cfg, char *message, size_t size) {
     if (!cfg) return fail(message, size, POSLAB_ERR_INPUT, "config: missing");
     for (int i = 0; i < OPTION_COUNT; i++) {
         poslab_status st = check(cfg, &options[i], message, size);
         if (st != POSLAB_OK) return st;
     }
+#ifdef POSLAB_CHECKPOINT
+    return check_scheme_of_model(cfg, message, size);
+#else
     return check_heads_divide_dim(cfg, message, size);
+#endif
 }
 
 /* Press et al.'s get_slopes: for a power of two c, slope h (1-based) is

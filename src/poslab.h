@@ -50,6 +50,10 @@ enum {
     POSLAB_MAX_OFFSET = 1024,    /* position of a sentence's first word */
     POSLAB_MAX_HEADS = 8,
     POSLAB_MAX_LAYERS = 12,      /* transformer blocks */
+    POSLAB_MAX_BLOCKS = 64,      /* a checkpoint's blocks (n_layer) */
+    POSLAB_MAX_LAYER_PAIRS = POSLAB_MAX_BLOCKS * POSLAB_MAX_TOKENS,
+    POSLAB_NEXT_TOKENS = 5,      /* most likely next tokens reported */
+    POSLAB_MAX_PATH = 256,       /* bytes of a checkpoint's name, NUL included */
     POSLAB_MESSAGE_BYTES = 320   /* room for any error line, NUL included */
 };
 
@@ -68,7 +72,8 @@ typedef enum {
  * transformer blocks (docs/experiment.md). */
 typedef enum {
     POSLAB_MODEL_HEAD = 0,
-    POSLAB_MODEL_TRANSFORMER
+    POSLAB_MODEL_TRANSFORMER,
+    POSLAB_MODEL_CHECKPOINT     /* weights from files: poslab_use_checkpoint */
 } poslab_model;
 
 typedef enum {
@@ -76,7 +81,8 @@ typedef enum {
     POSLAB_SCHEME_RANDOM,
     POSLAB_SCHEME_SINUSOIDAL,
     POSLAB_SCHEME_ROPE,
-    POSLAB_SCHEME_ALIBI
+    POSLAB_SCHEME_ALIBI,
+    POSLAB_SCHEME_LEARNED       /* a checkpoint's own position table */
 } poslab_scheme;
 
 /* One sentence, tokenised: token k is text + offset[k], NUL-terminated. */
@@ -92,9 +98,11 @@ typedef struct {
     int dim;
     uint32_t seed;
     poslab_scheme scheme;
+    int scheme_given;    /* else a checkpoint runs its own table */
     double scale;        /* used when scale_given; else the scheme's default */
     int scale_given;
     int causal;
+    int causal_given;    /* else a checkpoint runs as it was trained */
     double rtol, atol;
     int offset_a, offset_b; /* position of each sentence's first word */
     poslab_model model;
@@ -103,6 +111,10 @@ typedef struct {
     double weight_std;   /* the transformer's weight scale (GPT-2: 0.02) */
     int sweep_count;     /* 0: no sweep */
     double sweep_lo, sweep_hi;
+    /* Model checkpoint: a space before each sentence before tokenizing, and
+       the checkpoint's name as the caller calls it (echoed, not opened). */
+    int prefix_space;
+    char checkpoint[POSLAB_MAX_PATH];
 } poslab_config;
 
 typedef struct {
@@ -111,6 +123,14 @@ typedef struct {
     double max_abs_diff;
     double cosine_distance;   /* as computed: may be a tiny negative number */
 } poslab_pair;
+
+/* One of a checkpoint's most likely next tokens. */
+typedef struct {
+    int id;
+    double probability;
+} poslab_next_token;
+
+typedef struct poslab_checkpoint poslab_checkpoint;
 
 /* The numbers of one run. All pointers point into the lab's memory and stay
  * valid until the next poslab_run or poslab_destroy on that lab. */
@@ -150,6 +170,16 @@ typedef struct {
      * row 1 + i is pairs[i] (left unfilled for a word without a partner). */
     const double *sweep_cosine;
     const unsigned char *sweep_allclose; /* 0 or 1, same layout */
+    /* What pairs and reports name each token by: the config's words, or a
+       checkpoint's tokens as text (bytes that are not UTF-8 as U+FFFD). */
+    const poslab_sentence *words_a, *words_b;
+    /* Model checkpoint only (else NULL): the checkpoint, the token ids, the
+       cosine similarity of the output means (1 - mean.cosine_distance) and
+       each sentence's POSLAB_NEXT_TOKENS most likely next tokens. */
+    const poslab_checkpoint *checkpoint;
+    const int *ids_a, *ids_b;
+    double mean_cosine_similarity;
+    const poslab_next_token *next_a, *next_b;
 } poslab_result;
 
 /* The result's arrays by name, for callers that copy them out of memory they
@@ -210,8 +240,9 @@ typedef enum {
     POSLAB_KIND_NUMBER,  /* a finite decimal number: double */
     POSLAB_KIND_CHOICE,  /* one of the words of `value`: an enum, their index */
     POSLAB_KIND_SWITCH,  /* true/1 or false/0: int; a bare --name on the CLI */
-    POSLAB_KIND_SWEEP    /* LO:HI:COUNT (or "" for none): sweep_lo, sweep_hi,
+    POSLAB_KIND_SWEEP,   /* LO:HI:COUNT (or "" for none): sweep_lo, sweep_hi,
                             sweep_count; min..max bound COUNT */
+    POSLAB_KIND_NAME     /* any text up to max bytes: char[] */
 } poslab_kind;
 
 typedef struct {
@@ -228,7 +259,13 @@ typedef struct {
     size_t offset;         /* offsetof(poslab_config, field) */
     int given;             /* offsetof an int set to 1 when the option is set;
                               -1 if there is none */
+    unsigned models;       /* bit 1 << poslab_model for each model it is for;
+                              0: every model */
 } poslab_option;
+
+/* Whether option row o is one that model m reads (a caller refuses it given
+ * for another model; the JSON config echoes only those). */
+int poslab_option_for(const poslab_option *o, poslab_model m);
 
 /* Row `index` of the option table (0, 1, ...), NULL past the last. */
 const poslab_option *poslab_option_at(int index);
@@ -312,6 +349,108 @@ poslab_status poslab_threshold(poslab_lab *lab, const poslab_config *cfg,
                                int pair, double lo, double hi, double rel_tol,
                                double *scale, char *message,
                                size_t message_size);
+
+/* ---- checkpoints (model checkpoint; docs/experiment.md "Checkpoints") ------
+ * A GPT-2-family checkpoint in Hugging Face's layout, read from bytes the
+ * caller hands over, so that the native CLI (fread) and the browser
+ * (Blob.slice, a fetch stream) share one path and no file is held twice:
+ *
+ *   poslab_checkpoint_create(&ck)
+ *   poslab_checkpoint_config(ck, "config.json", text, len)     sizes
+ *   poslab_checkpoint_tokenizer(ck, vocab, .., merges, ..)     vocab.json, merges.txt
+ *   poslab_checkpoint_shards(ck, "model.safetensors.index.json", text, len)
+ *                                                              (sharded only)
+ *   per safetensors file, in any order:
+ *     poslab_safetensors_header_bytes(first 8 bytes, file size) how much to read
+ *     poslab_checkpoint_add_file(ck, name, file size, header)  its tensors
+ *   poslab_checkpoint_plan(ck, &bytes)      every tensor found and checked;
+ *                                           the memory the weights will take
+ *   poslab_checkpoint_allocate(ck)          that memory, once
+ *   poslab_checkpoint_feed(ck, file, at, bytes, len)   each file's bytes after
+ *                                           its header, in file order, in
+ *                                           chunks of any size
+ *   poslab_checkpoint_finish(ck)            every tensor complete
+ *   poslab_use_checkpoint(lab, ck)          runs of model checkpoint use it
+ *   poslab_checkpoint_free(ck)
+ *
+ * A file that is not what it should be gives POSLAB_ERR_INPUT and one line
+ * naming the file, the tensor or key, what was found and what was expected;
+ * POSLAB_ERR_NOMEM when memory runs out. After an error the checkpoint
+ * holds no weights (only poslab_checkpoint_free is left to call). A
+ * checkpoint with a tokenizer and nothing else can already tokenize. */
+poslab_status poslab_checkpoint_create(poslab_checkpoint **out);
+void poslab_checkpoint_free(poslab_checkpoint *ck);
+
+/* config.json: n_embd, n_layer, n_head, n_positions (or n_ctx), vocab_size,
+ * layer_norm_epsilon, activation_function, poslab_trained_causal and
+ * poslab_trained_positions. `file` names it in messages. */
+poslab_status poslab_checkpoint_config(poslab_checkpoint *ck, const char *file, const char *json, size_t len,
+                                       char *message, size_t size);
+
+/* vocab.json and merges.txt. */
+poslab_status poslab_checkpoint_tokenizer(poslab_checkpoint *ck, const char *vocab_file, const char *vocab,
+                                          size_t vocab_len, const char *merges_file, const char *merges,
+                                          size_t merges_len, char *message, size_t size);
+
+/* model.safetensors.index.json: which file holds each tensor. Afterwards
+ * poslab_checkpoint_shard(ck, k) names the k-th file to add (NULL past the
+ * last), in order of first mention. */
+poslab_status poslab_checkpoint_shards(poslab_checkpoint *ck, const char *file, const char *json, size_t len,
+                                       char *message, size_t size);
+const char *poslab_checkpoint_shard(const poslab_checkpoint *ck, int k);
+
+/* From a safetensors file's first 8 bytes and its size: how many bytes from
+ * its start hold its header (8 + N), refused when N is over 100 MB or the
+ * file is shorter than that. */
+poslab_status poslab_safetensors_header_bytes(const char *file, const unsigned char first[8], uint64_t file_size,
+                                              uint64_t *header_bytes, char *message, size_t size);
+
+/* One safetensors file's header (the first header_bytes bytes of it);
+ * `*index` gets the number poslab_checkpoint_feed knows the file by. */
+poslab_status poslab_checkpoint_add_file(poslab_checkpoint *ck, const char *file, uint64_t file_size,
+                                         const unsigned char *header, size_t header_bytes, int *index,
+                                         char *message, size_t size);
+
+/* Checks that every tensor config.json implies is there once with its
+ * shape, that none overlaps another or leaves its file, and writes the
+ * bytes that poslab_checkpoint_allocate will take. Nothing large is
+ * allocated before this. */
+poslab_status poslab_checkpoint_plan(poslab_checkpoint *ck, uint64_t *bytes, char *message, size_t size);
+poslab_status poslab_checkpoint_allocate(poslab_checkpoint *ck, char *message, size_t size);
+
+/* Bytes at..at+len-1 of file `index` (counted from the file's start); each
+ * call starts where the last one of that file ended, the first at its
+ * header's end. */
+poslab_status poslab_checkpoint_feed(poslab_checkpoint *ck, int index, uint64_t at, const unsigned char *bytes,
+                                     size_t len, char *message, size_t size);
+/* Where file `index`'s next feed starts, and where its last needed byte
+ * ends (a caller may stop reading there). */
+uint64_t poslab_checkpoint_file_next(const poslab_checkpoint *ck, int index);
+uint64_t poslab_checkpoint_file_end(const poslab_checkpoint *ck, int index);
+poslab_status poslab_checkpoint_finish(poslab_checkpoint *ck, char *message, size_t size);
+
+/* The checkpoint as JSON: {"n_embd":..,"n_layer":..,"n_head":..,
+ * "n_positions":..,"vocab_size":..,"dtype":"F32","parameters":..,
+ * "trained_causal":..,"trained_positions":..}; owned by ck. NULL before
+ * config.json (or out of memory). */
+const char *poslab_checkpoint_json(poslab_checkpoint *ck);
+
+/* The lab's runs of model checkpoint use ck (borrowed: keep it until the
+ * lab is destroyed or given another; NULL detaches). ck must be finished. */
+poslab_status poslab_use_checkpoint(poslab_lab *lab, const poslab_checkpoint *ck, char *message, size_t size);
+
+/* GPT-2's tokens of text (len bytes), with one space before it when
+ * prefix_space: ids[0..*count-1] (at most max). */
+poslab_status poslab_checkpoint_tokenize(const poslab_checkpoint *ck, const char *text, size_t len,
+                                         int prefix_space, int *ids, int max, int *count, char *message,
+                                         size_t size);
+/* The bytes of token id (*len of them, not NUL-terminated); NULL for an
+ * id outside the vocabulary. */
+const char *poslab_checkpoint_piece(const poslab_checkpoint *ck, int id, size_t *len);
+/* {"tokens":[{"id":3290,"text":" dog"},...]} for text; owned by ck until
+ * its next call. NULL on error (message says why). */
+const char *poslab_checkpoint_tokens_json(poslab_checkpoint *ck, const char *text, size_t len, int prefix_space,
+                                          char *message, size_t size);
 
 const char *poslab_status_text(poslab_status status);
 

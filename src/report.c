@@ -10,6 +10,9 @@
 
 #include "decimal.h"
 #include "option.h"
+#ifdef POSLAB_CHECKPOINT
+#include "checkpoint.h"
+#endif
 
 void strbuf_free(strbuf *b) {
     free(b->data);
@@ -142,6 +145,9 @@ static void json_option_value(strbuf *b, const poslab_option *o, const poslab_co
     case POSLAB_KIND_TEXT: json_words(b, option_sentence(o, cfg)); break;
     case POSLAB_KIND_CHOICE: json_string(b, o->value((int)option_number(o, cfg))); break;
     case POSLAB_KIND_SWITCH: json_bool(b, option_number(o, cfg) != 0); break;
+#ifdef POSLAB_CHECKPOINT
+    case POSLAB_KIND_NAME: json_string(b, (const char *)cfg + o->offset); break;
+#endif
     default: json_number(b, option_number(o, cfg)); break; /* integers print as %d does */
     }
 }
@@ -151,6 +157,9 @@ static void json_config(strbuf *b, const poslab_config *c) {
     const poslab_option *o;
     int first = 1;
     for (int i = 0; (o = poslab_option_at(i)); i++) {
+#ifdef POSLAB_CHECKPOINT
+        if (!poslab_option_for(o, c->model)) continue;
+#endif
         if (!o->echo) continue;
         puts_(b, first ? "\"" : ",\"");
         puts_(b, o->json);
@@ -159,6 +168,49 @@ static void json_config(strbuf *b, const poslab_config *c) {
         first = 0;
     }
 }
+
+#ifdef POSLAB_CHECKPOINT
+/* ,"tokens_x":[{"id":..,"text":..},...] */
+static void json_tokens(strbuf *b, const char *name, const int *ids, const poslab_sentence *words) {
+    printf_(b, ",\n\"%s\":[", name);
+    for (int k = 0; k < words->count; k++) {
+        printf_(b, "%s{\"id\":%d,\"text\":", k ? "," : "", ids[k]);
+        json_string(b, word(words, k));
+        puts_(b, "}");
+    }
+    puts_(b, "]");
+}
+
+/* ,"next_x":[{"id":..,"text":..,"probability":..},...] */
+static void json_next(strbuf *b, const char *name, const poslab_checkpoint *ck, const poslab_next_token *next) {
+    char text[1024];
+    printf_(b, ",\n\"%s\":[", name);
+    for (int k = 0; k < POSLAB_NEXT_TOKENS; k++) {
+        if (checkpoint_piece_text(ck, next[k].id, text, sizeof text) < 0) text[0] = 0;
+        printf_(b, "%s{\"id\":%d,\"text\":", k ? "," : "", next[k].id);
+        json_string(b, text);
+        puts_(b, ",\"probability\":");
+        json_number(b, next[k].probability);
+        puts_(b, "}");
+    }
+    puts_(b, "]");
+}
+
+/* What a checkpoint's run adds to the JSON (docs/interfaces.md). */
+static void json_checkpoint(strbuf *b, const poslab_result *r) {
+    char about[512];
+    if (checkpoint_describe(r->checkpoint, about, sizeof about) > 0) {
+        puts_(b, ",\n\"checkpoint\":");
+        puts_(b, about);
+    }
+    json_tokens(b, "tokens_a", r->ids_a, r->words_a);
+    json_tokens(b, "tokens_b", r->ids_b, r->words_b);
+    puts_(b, ",\n\"mean_cosine_similarity\":");
+    json_number(b, r->mean_cosine_similarity);
+    json_next(b, "next_a", r->checkpoint, r->next_a);
+    json_next(b, "next_b", r->checkpoint, r->next_b);
+}
+#endif
 
 const char *report_json(strbuf *b, const poslab_result *r, int flags) {
     const poslab_config *c = &r->config;
@@ -169,7 +221,10 @@ const char *report_json(strbuf *b, const poslab_result *r, int flags) {
     for (int i = 0; i < r->pair_count; i++) {
         const poslab_pair *p = &r->pairs[i];
         puts_(b, i ? ",\n{\"word\":" : "\n{\"word\":");
-        json_string(b, word(&c->a, p->index_a));
+        json_string(b, word(r->words_a, p->index_a));
+#ifdef POSLAB_CHECKPOINT
+        if (r->ids_a) printf_(b, ",\"id\":%d", r->ids_a[p->index_a]);
+#endif
         printf_(b, ",\"index_a\":%d,\"index_b\":", p->index_a);
         if (p->index_b < 0) puts_(b, "null");
         else {
@@ -188,6 +243,9 @@ const char *report_json(strbuf *b, const poslab_result *r, int flags) {
     json_number(b, r->baseline_cosine_similarity);
     puts_(b, "},\n\"permutation\":");
     json_bool(b, r->permutation);
+#ifdef POSLAB_CHECKPOINT
+    if (r->checkpoint) json_checkpoint(b, r);
+#endif
     if (r->layer_count > 0) { /* the transformer's residual stream after each block */
         puts_(b, ",\n\"layers\":[");
         for (int l = 0; l < r->layer_count; l++) {
@@ -275,18 +333,61 @@ static void sentence_line(strbuf *b, const char *label, const poslab_sentence *s
 
 static const char *truth(int x) { return x ? "True " : "False"; }
 
+#ifdef POSLAB_CHECKPOINT
+/* tokens X: 3290 " dog" | 26081 " bites" | 582 " man" */
+static void text_tokens(strbuf *b, const char *label, const int *ids, const poslab_sentence *words) {
+    puts_(b, label);
+    for (int k = 0; k < words->count; k++) {
+        printf_(b, "%s%d ", k ? " | " : "", ids[k]);
+        json_string(b, word(words, k));
+    }
+    puts_(b, "\n");
+}
+
+/* The checkpoint and its tokens, where the drawn models print d and seed. */
+static void text_checkpoint_head(strbuf *b, const poslab_result *r) {
+    const poslab_config *c = &r->config;
+    text_tokens(b, "tokens A:   ", r->ids_a, r->words_a);
+    text_tokens(b, "tokens B:   ", r->ids_b, r->words_b);
+    printf_(b, "checkpoint %s: %d block%s, n_embd %d, %s, ", c->checkpoint, c->layers, c->layers > 1 ? "s" : "",
+            c->dim, c->prefix_space ? "a space put before each sentence" : "sentences tokenized as written");
+}
+
+/* Exercise 2's figure and each sentence's most likely next tokens. */
+static void text_checkpoint_tail(strbuf *b, const poslab_result *r) {
+    char text[1024];
+    printf_(b, "\ncosine similarity of the two sentences' mean last hidden states: %.6g\n",
+            r->mean_cosine_similarity);
+    const poslab_next_token *next[2] = {r->next_a, r->next_b};
+    for (int w = 0; w < 2; w++) {
+        printf_(b, "most likely next tokens after %s:", w ? "B" : "A");
+        for (int k = 0; k < POSLAB_NEXT_TOKENS; k++) {
+            if (checkpoint_piece_text(r->checkpoint, next[w][k].id, text, sizeof text) < 0) text[0] = 0;
+            puts_(b, k ? ", " : " ");
+            json_string(b, text);
+            printf_(b, " %.4g", next[w][k].probability);
+        }
+        puts_(b, "\n");
+    }
+}
+#endif
+
 const char *report_text(strbuf *b, const poslab_result *r) {
     const poslab_config *c = &r->config;
     int width = 4; /* "mean" */
     for (int i = 0; i < r->pair_count; i++) {
-        int w = columns(word(&c->a, i));
+        int w = columns(word(r->words_a, i));
         if (w > width) width = w;
     }
     begin(b);
     sentence_line(b, "sentence A: ", &c->a);
     sentence_line(b, "sentence B: ", &c->b);
+#ifdef POSLAB_CHECKPOINT
+    if (r->checkpoint) text_checkpoint_head(b, r);
+    else
+#endif
     printf_(b, "d %d, seed %u, ", c->dim, (unsigned)c->seed);
-    if (c->model == POSLAB_MODEL_TRANSFORMER)
+    if (c->model == POSLAB_MODEL_TRANSFORMER && !r->checkpoint)
         printf_(b, "transformer of %d block%s (weight std %g), ", c->layers, c->layers > 1 ? "s" : "", c->weight_std);
     if (c->heads > 1) printf_(b, "%d heads, ", c->heads);
     if (c->scheme == POSLAB_SCHEME_NONE) puts_(b, "no positional information");
@@ -297,7 +398,7 @@ const char *report_text(strbuf *b, const poslab_result *r) {
 
     for (int i = 0; i < r->pair_count; i++) {
         const poslab_pair *p = &r->pairs[i];
-        pad(b, word(&c->a, i), width + 2);
+        pad(b, word(r->words_a, i), width + 2);
         if (p->index_b < 0) {
             printf_(b, "out_a[%d] has no partner: sentence B has this word fewer times\n", i);
             continue;
@@ -313,11 +414,14 @@ const char *report_text(strbuf *b, const poslab_result *r) {
             r->baseline_cosine_similarity);
     for (int k = 0; k < r->unpaired_b_count; k++) {
         puts_(b, "note: sentence B's ");
-        puts_(b, word(&c->b, r->unpaired_b[k]));
+        puts_(b, word(r->words_b, r->unpaired_b[k]));
         printf_(b, " (out_b[%d]) has no partner in sentence A\n", r->unpaired_b[k]);
     }
     if (!r->permutation)
         puts_(b, "note: sentence B is not a reordering of sentence A, so equal outputs are not expected\n");
+#ifdef POSLAB_CHECKPOINT
+    if (r->checkpoint) text_checkpoint_tail(b, r);
+#endif
 
     if (r->sweep_count > 0) {
         puts_(b, "\ncosine distance by scale (* where np.allclose is True)\n");
@@ -325,7 +429,7 @@ const char *report_text(strbuf *b, const poslab_result *r) {
         for (int i = 0; i < r->pair_count; i++) {
             if (r->pairs[i].index_b < 0) continue;
             puts_(b, " ");
-            pad_left(b, word(&c->a, i), 11);
+            pad_left(b, word(r->words_a, i), 11);
             puts_(b, "  ");
         }
         puts_(b, "\n");
@@ -345,7 +449,7 @@ const char *report_text(strbuf *b, const poslab_result *r) {
 
 /* ---- the option table as JSON ------------------------------------------ */
 
-static const char *const kind_names[] = {"text", "integer", "number", "choice", "switch", "sweep"};
+static const char *const kind_names[] = {"text", "integer", "number", "choice", "switch", "sweep", "name"};
 
 static void json_key(strbuf *b, const char *key) {
     puts_(b, ",\"");

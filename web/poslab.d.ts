@@ -5,8 +5,9 @@
 // members are all declared.
 
 /** A scheme of positional information; `none` runs attention without it. */
-export type Scheme = 'none' | 'random' | 'sinusoidal' | 'rope' | 'alibi';
-export type Model = 'head' | 'transformer';
+/** `learned`: a checkpoint's own position table (model checkpoint only). */
+export type Scheme = 'none' | 'random' | 'sinusoidal' | 'rope' | 'alibi' | 'learned';
+export type Model = 'head' | 'transformer' | 'checkpoint';
 
 /** A sweep of the magnitude: `count` values from `lo` to `hi` (the CLI's LO:HI:COUNT). */
 export interface Sweep {
@@ -155,9 +156,53 @@ export interface Lab {
   memoryBytes(): number;
   /** bytes of the core's heap in use */
   heapBytesInUse(): number;
+  /** opens a checkpoint in the checkpoint module; run({model: 'checkpoint'}) then runs on it */
+  openCheckpoint(options: OpenCheckpointOptions): Promise<Checkpoint>;
   /** frees the core's memory; run and threshold throw afterwards */
   dispose(): void;
 }
+
+/** Where a checkpoint comes from, and how its loading is watched (docs/interfaces.md, "Checkpoints"). */
+export interface OpenCheckpointOptions {
+  /** File objects, or file name -> bytes */
+  files?: Iterable<File> | Record<string, Blob | ArrayBuffer | Uint8Array>;
+  /** the checkpoint folder's URL (same origin), streamed */
+  url?: string | URL;
+  /** 'planned' once (bytesNeeded, before any large allocation), then 'loading' as the data arrives */
+  onProgress?: (event: { phase: 'planned'; bytesNeeded: number } | { phase: 'loading'; loaded: number; total: number }) => void;
+  signal?: AbortSignal;
+  /** refuse a checkpoint whose weights need more bytes */
+  maxBytes?: number;
+  chunkBytes?: number;
+  base?: string | URL;
+}
+
+/** A run of model checkpoint: the checkpoint module's option table adds two keys. */
+export interface CheckpointConfig extends Config {
+  /** a space before each sentence before tokenizing (default true) */
+  prefix_space?: boolean | 'true' | 'false';
+  /** the checkpoint's name, echoed in the result's config */
+  checkpoint?: string;
+}
+
+/** An opened checkpoint: runs of model checkpoint on it. */
+export interface Checkpoint {
+  /** the JSON's "checkpoint" object: n_embd, n_layer, n_head, n_positions, vocab_size, dtype, parameters, ... */
+  readonly info: Record<string, number | string | boolean>;
+  readonly bytesNeeded: number;
+  run(config?: CheckpointConfig): Result & Record<string, unknown>;
+  runSteps(config?: CheckpointConfig): Generator<undefined, Result & Record<string, unknown>, undefined>;
+  /** GPT-2's tokens of text */
+  tokenize(text: string, options?: { prefixSpace?: boolean }): { id: number; text: string }[];
+  /** frees it and drops its module instance */
+  dispose(): void;
+}
+
+/** A checkpoint opened on a module instance of its own (lab.openCheckpoint without a lab). */
+export function openCheckpoint(options: OpenCheckpointOptions): Promise<Checkpoint>;
+
+/** The checkpoint module's functions beyond CORE_FUNCTIONS (src/exports_checkpoint.json). */
+export const CHECKPOINT_FUNCTIONS: readonly string[];
 
 export interface CreateLabOptions {
   /** which module to load: default, SIMD where the engine has it; false forces the fallback */

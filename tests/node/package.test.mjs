@@ -17,15 +17,16 @@ before(() => {
 });
 after(() => consumer?.remove());
 
-test('the tarball holds the wrapper, the glue, both modules and the declarations, not the page', () => {
+test('the tarball holds the wrapper, the glue, the modules and the declarations, not the page', () => {
   const listed = execFileSync('tar', ['tzf', TARBALL], { encoding: 'utf8' }).trim().split('\n').sort();
-  assert.deepEqual(listed, ['package/README.md', 'package/package.json', 'package/poslab-core.js',
-    'package/poslab-nosimd.wasm', 'package/poslab.d.ts', 'package/poslab.js', 'package/poslab.wasm']);
+  assert.deepEqual(listed, ['package/README.md', 'package/package.json', 'package/poslab-checkpoint.js',
+    'package/poslab-checkpoint.wasm', 'package/poslab-core.js', 'package/poslab-nosimd.wasm', 'package/poslab.d.ts',
+    'package/poslab.js', 'package/poslab.wasm']);
   const installed = path.join(consumer.dir, 'node_modules', 'poslab');
   const manifest = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8'));
   assert.equal(manifest.version, VERSION, 'the same version as the project');
   assert.equal(manifest.dependencies, undefined);
-  for (const file of ['poslab.wasm', 'poslab-nosimd.wasm']) {
+  for (const file of ['poslab.wasm', 'poslab-nosimd.wasm', 'poslab-checkpoint.wasm']) {
     assert.deepEqual(readFileSync(path.join(installed, file)), readFileSync(path.join(ROOT, 'build', 'site', file)), file);
   }
   assert.deepEqual(readdirSync(path.join(consumer.dir, 'node_modules')).filter((n) => !n.startsWith('.')), ['poslab']);
@@ -80,7 +81,7 @@ test('the declarations match the wrapper and docs/interfaces.md', async () => {
   const wrapper = await import(path.join(consumer.dir, 'node_modules', 'poslab', 'poslab.js'));
   // the module's exports, each declared
   const exported = Object.keys(wrapper).sort();
-  assert.deepEqual(exported, ['CORE_FUNCTIONS', 'createLab', 'simdSupported']);
+  assert.deepEqual(exported, ['CHECKPOINT_FUNCTIONS', 'CORE_FUNCTIONS', 'createLab', 'openCheckpoint', 'simdSupported']);
   for (const name of exported) assert.match(dts, new RegExp(`^export (?:function|const) ${name}\\b`, 'm'), name);
   // every member of Lab is on a lab, as a method where declared as one
   const lab = await wrapper.createLab();

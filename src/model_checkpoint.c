@@ -1,0 +1,341 @@
+/* The checkpoint model: a GPT-2-family checkpoint's forward pass, as Hugging
+ * Face's GPT2Model computes it in eval mode (docs/experiment.md,
+ * "Checkpoints"), behind the same face as the drawn models (lab.h).
+ *
+ * Weights stay float32 as loaded (exact for F32, F16 and BF16); every
+ * product, sum and activation is computed in double from them, so a
+ * NumPy float64 script that reads the same files gives the same numbers
+ * to rounding. Each kernel's comment gives its shapes; C is n_embd, H
+ * n_head, n the sentence's tokens. */
+#include "lab.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "attention.h"
+#include "checkpoint.h"
+#include "message.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+/* ---- kernels ---------------------------------------------------------------- */
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define WIDE_VECTORS __attribute__((target_clones("avx2", "default")))
+#else
+#define WIDE_VECTORS
+#endif
+
+/* Columns of W per pass: a block of out (n x BLOCK_COLUMNS doubles) stays in
+ * the cache while all k rows of W stream past it once. */
+#define BLOCK_COLUMNS 256
+
+/* out (n x m) = x (n x k) @ w (k x m, float) + b (m, float), each out[i][j]
+ * summing p = 0..k-1 in order before the bias is added (as NumPy's
+ * `x @ W + b`, up to the order BLAS sums in). Four rows of w a pass keep
+ * out[i][j] in a register. */
+WIDE_VECTORS
+static void linear(double *out, const double *x, const float *w, const float *b, int n, int k, int m) {
+    for (long j = 0; j < (long)n * m; j++) out[j] = 0.0;
+    for (int j0 = 0; j0 < m; j0 += BLOCK_COLUMNS) {
+        const int width = m - j0 < BLOCK_COLUMNS ? m - j0 : BLOCK_COLUMNS;
+        int p = 0;
+        for (; p + 4 <= k; p += 4) {
+            const float *w0 = w + (size_t)p * m + j0, *w1 = w0 + m, *w2 = w1 + m, *w3 = w2 + m;
+            for (int i = 0; i < n; i++) {
+                const double *xi = x + (size_t)i * k + p;
+                const double a0 = xi[0], a1 = xi[1], a2 = xi[2], a3 = xi[3];
+                double *o = out + (size_t)i * m + j0;
+                for (int j = 0; j < width; j++) {
+                    double t = o[j];
+                    t += a0 * (double)w0[j];
+                    t += a1 * (double)w1[j];
+                    t += a2 * (double)w2[j];
+                    t += a3 * (double)w3[j];
+                    o[j] = t;
+                }
+            }
+        }
+        for (; p < k; p++) {
+            const float *wp = w + (size_t)p * m + j0;
+            for (int i = 0; i < n; i++) {
+                const double a = x[(size_t)i * k + p];
+                double *o = out + (size_t)i * m + j0;
+                for (int j = 0; j < width; j++) o[j] += a * (double)wp[j];
+            }
+        }
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++) out[(size_t)i * m + j] += (double)b[j];
+}
+
+/* out (n x C) = (x - mean) / sqrt(var + eps) * g + b over each row
+ * (population variance, as np.var). */
+static void layer_norm(double *out, const double *x, const float *g, const float *b, double eps, int n, int C) {
+    for (int i = 0; i < n; i++) {
+        const double *row = x + (size_t)i * C;
+        double *o = out + (size_t)i * C;
+        double mean = 0.0, var = 0.0;
+        for (int c = 0; c < C; c++) mean += row[c];
+        mean /= C;
+        for (int c = 0; c < C; c++) var += (row[c] - mean) * (row[c] - mean);
+        var /= C;
+        const double norm = sqrt(var + eps);
+        for (int c = 0; c < C; c++) o[c] = (row[c] - mean) / norm * (double)g[c] + (double)b[c];
+    }
+}
+
+/* GPT-2's GELU in place: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
+static void gelu(double *x, size_t count) {
+    const double c = sqrt(2.0 / M_PI);
+    for (size_t i = 0; i < count; i++) {
+        const double v = x[i];
+        x[i] = 0.5 * v * (1 + tanh(c * (v + 0.044715 * (v * v * v))));
+    }
+}
+
+/* ---- the model's verbs -------------------------------------------------------- */
+
+static const checkpoint_weights *weights(const poslab_lab *lab) { return checkpoint_weights_of(lab->checkpoint); }
+
+/* The checkpoint's own table at scale 1 unless a scheme is given, and the
+ * mask it was trained with unless one is given. */
+static poslab_status settle(const poslab_lab *lab, poslab_config *c, char *message, size_t size) {
+    const checkpoint_weights *w = weights(lab);
+    if (!w)
+        return fail(message, size, POSLAB_ERR_STATE,
+                    "model: checkpoint needs a loaded checkpoint (--checkpoint PATH; poslab_use_checkpoint)");
+    if (!c->scheme_given) c->scheme = POSLAB_SCHEME_LEARNED;
+    if (!c->causal_given) c->causal = w->trained_causal;
+    c->dim = w->n_embd;
+    c->heads = w->n_head;
+    c->layers = w->n_layer;
+    return POSLAB_OK;
+}
+
+/* Each sentence's words, joined by single spaces, through GPT-2's
+ * tokenizer; pieces keep each token's text for the report. */
+static poslab_status tokens(poslab_lab *lab, const poslab_config *c, int *vocab, char *message, size_t size) {
+    const checkpoint_weights *w = weights(lab);
+    const poslab_sentence *s[2] = {&c->a, &c->b};
+    const char *names[2] = {"a", "b"}, *offset_names[2] = {"offset-a", "offset-b"};
+    const int offsets[2] = {c->offset_a, c->offset_b};
+    side *sides[2] = {&lab->a, &lab->b};
+    char text[sizeof s[0]->text + 1];
+    *vocab = 0;
+    for (int k = 0; k < 2; k++) {
+        size_t len = 0;
+        for (int t = 0; t < s[k]->count; t++) {
+            const char *word = s[k]->text + s[k]->offset[t];
+            size_t n = strlen(word);
+            if (t) text[len++] = ' ';
+            memcpy(text + len, word, n);
+            len += n;
+        }
+        int ids[POSLAB_MAX_TOKENS], count = 0;
+        char why[POSLAB_MESSAGE_BYTES];
+        if (poslab_checkpoint_tokenize(lab->checkpoint, text, len, c->prefix_space, ids, POSLAB_MAX_TOKENS, &count,
+                                       why, sizeof why) != POSLAB_OK)
+            return fail(message, size, POSLAB_ERR_INPUT, "%s: %s", names[k], why);
+        if (count < 1)
+            return fail(message, size, POSLAB_ERR_INPUT, "%s: no tokens; allowed: 1 to %d tokens", names[k],
+                        POSLAB_MAX_TOKENS);
+        if (offsets[k] + count > w->n_positions)
+            return fail(message, size, POSLAB_ERR_INPUT,
+                        "%s: %d tokens from position %d pass the checkpoint's %d positions; allowed: %s + tokens <= %d",
+                        names[k], count, offsets[k], w->n_positions, offset_names[k], w->n_positions);
+        poslab_sentence *p = &lab->pieces[k];
+        size_t at = 0;
+        for (int t = 0; t < count; t++) {
+            int n = checkpoint_piece_text(lab->checkpoint, ids[t], p->text + at, sizeof p->text - at);
+            if (n < 0)
+                return fail(message, size, POSLAB_ERR_INPUT, "%s: the tokens' text is longer than %zu bytes", names[k],
+                            sizeof p->text);
+            p->offset[t] = (uint16_t)at;
+            at += (size_t)n + 1;
+            sides[k]->ids[t] = ids[t];
+        }
+        p->count = count;
+        sides[k]->n = count;
+    }
+    return POSLAB_OK;
+}
+
+static void sizes(const poslab_lab *lab, const poslab_config *c, int n, int vocab, size_t s[BUFFERS], int *d,
+                  int *heads) {
+    (void)c, (void)vocab;
+    const checkpoint_weights *w = weights(lab);
+    const size_t C = (size_t)w->n_embd, H = (size_t)w->n_head, nd = (size_t)n * C, nn = (size_t)n * n;
+    memset(s, 0, BUFFERS * sizeof *s);
+    for (int k = 0; k < 2; k++) {
+        size_t *sd = s + k * SIDE_BUFFERS;
+        sd[SIDE_OUT] = sd[SIDE_TMP_OUT] = sd[SIDE_X] = nd;
+        sd[SIDE_ATTN] = sd[SIDE_SCORES] = sd[SIDE_TMP_ATTN] = H * nn;
+        sd[SIDE_MEAN] = sd[SIDE_TMP_MEAN] = sd[SIDE_BAG] = C;
+        sd[SIDE_LAYERS] = (size_t)w->n_layer * nd;
+    }
+    s[BUF_Q] = s[BUF_K] = s[BUF_V] = s[BUF_KT] = nd;
+    s[BUF_H] = s[BUF_LN] = s[BUF_ATT] = s[BUF_PROJ] = nd;
+    s[BUF_HID] = 4 * nd;
+    s[BUF_QKV] = 3 * nd;
+    s[BUF_LOGITS] = (size_t)w->vocab_size;
+    *d = w->n_embd;
+    *heads = w->n_head;
+}
+
+/* Each sentence's X: its tokens' rows of wte, and their mean (the
+ * order-blind baseline). */
+static void load(poslab_lab *lab, const poslab_config *c, int vocab) {
+    (void)c, (void)vocab;
+    const checkpoint_weights *w = weights(lab);
+    const int C = w->n_embd;
+    side *sides[2] = {&lab->a, &lab->b};
+    for (int k = 0; k < 2; k++) {
+        side *sd = sides[k];
+        for (int i = 0; i < sd->n; i++)
+            for (int j = 0; j < C; j++) sd->x[(size_t)i * C + j] = (double)w->wte[(size_t)sd->ids[i] * C + j];
+        column_mean(sd->bag, sd->x, sd->n, C);
+    }
+}
+
+static int layer_count(const poslab_lab *lab, const poslab_config *c) {
+    (void)c;
+    return weights(lab)->n_layer;
+}
+
+/* h (n x C) = X + s * wpe[offset + i] (scheme learned) or X (none). */
+static void begin(poslab_lab *lab, const side *sd, const poslab_config *c, double s) {
+    const checkpoint_weights *w = weights(lab);
+    const int C = w->n_embd;
+    const size_t nd = (size_t)sd->n * C;
+    if (c->scheme != POSLAB_SCHEME_LEARNED) {
+        memcpy(lab->h, sd->x, nd * sizeof(double));
+        return;
+    }
+    const float *p = w->wpe + (size_t)sd->offset * C;
+    for (size_t i = 0; i < nd; i++) lab->h[i] = sd->x[i] + s * (double)p[i];
+}
+
+/* Block b of GPT-2 on lab->h (n x C):
+ *   h = h + (softmax(q k^T / sqrt(C/H), masked) v per head) @ c_proj + b
+ *   h = h + gelu(LN(h; ln_2) @ c_fc + b) @ mlp.c_proj + b
+ * with q | k | v = LN(h; ln_1) @ c_attn + b. attn and scores (H x n x n)
+ * get this block's; layers, when given, h after it. */
+static void block(poslab_lab *lab, const side *sd, const poslab_config *c, int b, double *attn, double *scores,
+                  double *layers) {
+    const checkpoint_weights *w = weights(lab);
+    const checkpoint_block *bl = &w->blocks[b];
+    const int n = sd->n, C = w->n_embd, H = w->n_head, width = C / H;
+    const size_t nd = (size_t)n * C, nn = (size_t)n * n;
+    double *h = lab->h, *ln = lab->ln, *q = lab->q, *k = lab->k, *v = lab->v;
+
+    layer_norm(ln, h, bl->ln1_w, bl->ln1_b, w->eps, n, C);
+    linear(lab->qkv, ln, bl->attn_w, bl->attn_b, n, C, 3 * C);
+    for (int i = 0; i < n; i++) { /* columns 0..C-1 are q, C..2C-1 k, 2C..3C-1 v */
+        const double *row = lab->qkv + (size_t)i * 3 * C;
+        memcpy(q + (size_t)i * C, row, (size_t)C * sizeof(double));
+        memcpy(k + (size_t)i * C, row + C, (size_t)C * sizeof(double));
+        memcpy(v + (size_t)i * C, row + 2 * C, (size_t)C * sizeof(double));
+    }
+    for (int hd = 0; hd < H; hd++) {
+        double *a = attn + hd * nn;
+        attention_scores(a, lab->kt, q + hd * width, k + hd * width, n, width, C, c->causal);
+        if (scores) memcpy(scores + hd * nn, a, nn * sizeof(double));
+        attention_apply(lab->att + hd * width, a, v + hd * width, n, width, C, c->causal);
+    }
+    linear(lab->proj, lab->att, bl->aproj_w, bl->aproj_b, n, C, C);
+    for (size_t i = 0; i < nd; i++) h[i] += lab->proj[i];
+
+    layer_norm(ln, h, bl->ln2_w, bl->ln2_b, w->eps, n, C);
+    linear(lab->hid, ln, bl->fc_w, bl->fc_b, n, C, 4 * C);
+    gelu(lab->hid, 4 * nd);
+    linear(lab->proj, lab->hid, bl->mproj_w, bl->mproj_b, n, 4 * C, C);
+    for (size_t i = 0; i < nd; i++) h[i] += lab->proj[i];
+
+    if (layers) memcpy(layers + (size_t)b * nd, h, nd * sizeof(double));
+}
+
+/* out = LN(h; ln_f): Hugging Face's last_hidden_state. */
+static void end(poslab_lab *lab, const side *sd, double *out, double *mean) {
+    const checkpoint_weights *w = weights(lab);
+    layer_norm(out, lab->h, w->lnf_w, w->lnf_b, w->eps, sd->n, w->n_embd);
+    column_mean(mean, out, sd->n, w->n_embd);
+}
+
+static void forward(poslab_lab *lab, const side *sd, const poslab_config *c, double s, int polynomial, double *out,
+                    double *attn, double *scores, double *mean, double *layers) {
+    (void)polynomial;
+    begin(lab, sd, c, s);
+    for (int b = 0; b < weights(lab)->n_layer; b++) block(lab, sd, c, b, attn, scores, layers);
+    end(lab, sd, out, mean);
+}
+
+static int step(poslab_lab *lab, side *sd, const poslab_config *c, double s, int b) {
+    if (b == 0) begin(lab, sd, c, s);
+    block(lab, sd, c, b, sd->attn, sd->scores, sd->layers);
+    if (b < weights(lab)->n_layer - 1) return 0;
+    end(lab, sd, sd->out, sd->mean);
+    return 1;
+}
+
+/* The POSLAB_NEXT_TOKENS most likely tokens after the last one:
+ * softmax(out[n-1] @ wte^T), its maximum subtracted first; ties go to the
+ * lower id, since ids are visited in order and only a larger logit
+ * overtakes. */
+static void next_tokens(poslab_lab *lab, const side *sd, poslab_next_token *top) {
+    const checkpoint_weights *w = weights(lab);
+    const int C = w->n_embd, V = w->vocab_size;
+    const double *last = sd->out + (size_t)(sd->n - 1) * C;
+    double *logits = lab->logits, max = -INFINITY, sum = 0.0;
+    for (int t = 0; t < V; t++) {
+        const float *row = w->wte + (size_t)t * C;
+        double dot = 0.0;
+        for (int j = 0; j < C; j++) dot += last[j] * (double)row[j];
+        logits[t] = dot;
+        if (dot > max) max = dot;
+    }
+    for (int t = 0; t < V; t++) sum += exp(logits[t] - max);
+    int count = 0;
+    for (int t = 0; t < V; t++) {
+        int at = count < POSLAB_NEXT_TOKENS ? count : POSLAB_NEXT_TOKENS;
+        while (at > 0 && logits[t] > logits[top[at - 1].id]) at--;
+        if (at >= POSLAB_NEXT_TOKENS) continue;
+        int last_kept = count < POSLAB_NEXT_TOKENS ? count : POSLAB_NEXT_TOKENS - 1;
+        memmove(top + at + 1, top + at, (size_t)(last_kept - at) * sizeof *top);
+        top[at].id = t;
+        if (count < POSLAB_NEXT_TOKENS) count++;
+    }
+    for (int r = 0; r < count; r++) top[r].probability = exp(logits[top[r].id] - max) / sum;
+}
+
+static void finish(poslab_lab *lab, const poslab_config *c, poslab_result *r) {
+    (void)c;
+    next_tokens(lab, &lab->a, lab->next[0]);
+    next_tokens(lab, &lab->b, lab->next[1]);
+    r->words_a = &lab->pieces[0];
+    r->words_b = &lab->pieces[1];
+    r->checkpoint = lab->checkpoint;
+    r->ids_a = lab->a.ids;
+    r->ids_b = lab->b.ids;
+    r->mean_cosine_similarity = 1 - r->mean.cosine_distance;
+    r->next_a = lab->next[0];
+    r->next_b = lab->next[1];
+}
+
+const model model_checkpoint = {
+    .settle = settle, .tokens = tokens, .sizes = sizes, .load = load, .layer_count = layer_count,
+    .forward = forward, .step = step, .finish = finish,
+};
+
+poslab_status poslab_use_checkpoint(poslab_lab *lab, const poslab_checkpoint *ck, char *message, size_t size) {
+    if (!lab) return fail(message, size, POSLAB_ERR_INPUT, "poslab_use_checkpoint: no lab");
+    if (ck && !checkpoint_weights_of(ck))
+        return fail(message, size, POSLAB_ERR_STATE, "checkpoint: not loaded to the end (poslab_checkpoint_finish)");
+    lab->run.phase = RUN_IDLE;
+    lab->checkpoint = ck;
+    lab->checkpoint_serial++;
+    lab->have_result = 0;
+    return POSLAB_OK;
+}

@@ -1,0 +1,144 @@
+// Checkpoints in WebAssembly (docs/interfaces.md, "Checkpoints"): the
+// wrapper loads the test checkpoints of tests/make_checkpoints.py from
+// bytes, in every layout, and agrees with the NumPy float64 reference
+// (tests/checkpoint_reference.py) to 1e-9, as the native CLI does; bad
+// files reject with the CLI's line; loading reports its memory before it
+// takes it, and can be cancelled.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const dir = `${root}build/node-checkpoints`;
+const { createLab, openCheckpoint, CHECKPOINT_FUNCTIONS } = await import(`${root}build/site/poslab.js`);
+let cases;
+
+before(() => {
+  mkdirSync(dir, { recursive: true });
+  for (const args of [['tests/make_checkpoints.py', dir], ['tests/checkpoint_reference.py', '--cases', dir, `${dir}/cases.json`]]) {
+    const done = spawnSync('/usr/bin/python3', args, { cwd: root, encoding: 'utf8' });
+    assert.equal(done.status, 0, done.stderr);
+  }
+  cases = JSON.parse(readFileSync(`${dir}/cases.json`, 'utf8'));
+});
+
+// A folder's files as the page would hand them over: Blobs by name.
+const filesOf = (layout) => Object.fromEntries(readdirSync(`${dir}/${layout}`)
+  .map((name) => [name, new Blob([readFileSync(`${dir}/${layout}/${name}`)])]));
+
+// NumPy's answer within the lab's tolerance: 1e-9 relative or 1e-12 absolute.
+function agree(got, want, where, errors) {
+  if (want === null || typeof want !== 'object') {
+    if (typeof want === 'number') { // ids too: distinct ones differ by far more
+      if (!(typeof got === 'number' && Math.abs(got - want) <= 1e-12 + 1e-9 * Math.abs(want))) {
+        errors.push(`${where}: ${got}; NumPy ${want}`);
+      }
+    } else if (got !== want) errors.push(`${where}: ${JSON.stringify(got)}; NumPy ${JSON.stringify(want)}`);
+    return;
+  }
+  if (Array.isArray(want) && (!Array.isArray(got) || got.length !== want.length)) {
+    errors.push(`${where}: ${JSON.stringify(got)?.slice(0, 80)}; NumPy has ${want.length} items`);
+    return;
+  }
+  for (const [k, v] of Object.entries(want)) agree(got?.[k], v, `${where}.${k}`, errors);
+}
+
+function configOf(c) {
+  const { a, b, ...rest } = c;
+  return { ...rest, ...(a && { sentence_a: a }), ...(b && { sentence_b: b }) };
+}
+
+test('the wrapper and the checkpoint module export the same list (src/exports_checkpoint.json)', () => {
+  const listed = JSON.parse(readFileSync(`${root}src/exports_checkpoint.json`, 'utf8'));
+  assert.deepEqual([...CHECKPOINT_FUNCTIONS].sort(), [...listed].sort());
+});
+
+test('every layout, every case: WebAssembly agrees with NumPy to 1e-9', async () => {
+  const byLayout = Map.groupBy ? Map.groupBy(cases, (c) => c.layout) : cases.reduce((m, c) => m.set(c.layout, [...(m.get(c.layout) ?? []), c]), new Map());
+  let runs = 0;
+  for (const [layout, list] of byLayout) {
+    const ck = await openCheckpoint({ files: filesOf(layout) });
+    try {
+      for (const { config, numpy } of list) {
+        const errors = [];
+        agree(ck.run(configOf(config)), numpy, `${layout} ${JSON.stringify(config)}`, errors);
+        assert.deepEqual(errors.slice(0, 5), []);
+        runs++;
+      }
+    } finally {
+      ck.dispose();
+    }
+  }
+  assert.equal(runs, 35);
+});
+
+test('a run in steps gives run()\'s result; lab.run({model: "checkpoint"}) runs the opened one', async () => {
+  const lab = await createLab();
+  const ck = await lab.openCheckpoint({ files: filesOf('tiny-f32') });
+  try {
+    const whole = lab.run({ model: 'checkpoint', scale: 0.5 });
+    const steps = lab.runSteps({ model: 'checkpoint', scale: 0.5 });
+    let r;
+    let count = 0;
+    for (;;) {
+      r = steps.next();
+      if (r.done) break;
+      count++;
+    }
+    assert.deepEqual(r.value, whole);
+    // one yield after the draws, then a block a step for each sentence, the last returning
+    assert.equal(count, 1 + 2 * 2 - 1);
+    assert.deepEqual(ck.tokenize('dog bites man').map((t) => t.id), whole.tokens_a.map((t) => t.id));
+    assert.equal(ck.tokenize('dog', { prefixSpace: false })[0].text, 'do');
+    // the one head still runs on the main module meanwhile
+    assert.equal(lab.run({ scheme: 'none' }).pairs[2].allclose, true);
+    const full = ck.run({ full: true });
+    assert.equal(full.output_a.length, 3);
+    assert.equal(full.output_a[0].length, 16);
+    assert.equal(full.attention_heads_a.length, 4);
+  } finally {
+    ck.dispose();
+    lab.dispose();
+  }
+  assert.throws(() => ck.run({}), /disposed/);
+});
+
+test('loading from a URL streams: the memory is known before it is taken, progress reaches the end', async () => {
+  const events = [];
+  const ck = await openCheckpoint({ url: pathToFileURL(`${dir}/tiny-sharded/`).href, chunkBytes: 4096,
+    onProgress: (e) => events.push(e) });
+  try {
+    assert.equal(events[0].phase, 'planned');
+    // 11,904 float32 weights and two blocks' 12 pointers
+    assert.equal(events[0].bytesNeeded, 11904 * 4 + 2 * 48);
+    const loads = events.filter((e) => e.phase === 'loading');
+    assert.ok(loads.length > 3, `${loads.length} progress events`);
+    assert.equal(loads.at(-1).loaded, loads.at(-1).total);
+    assert.equal(ck.info.dtype, 'F32');
+    assert.equal(ck.run({}).pairs.length, 3);
+  } finally {
+    ck.dispose();
+  }
+});
+
+test('cancel and maxBytes stop a load before or while it takes memory', async () => {
+  const controller = new AbortController();
+  await assert.rejects(openCheckpoint({ files: filesOf('tiny-f32'), chunkBytes: 1024, signal: controller.signal,
+    onProgress: (e) => { if (e.phase === 'loading') controller.abort(); } }), { name: 'AbortError' });
+  await assert.rejects(openCheckpoint({ files: filesOf('tiny-f32'), maxBytes: 1000 }),
+    /checkpoint: its weights need 47712 bytes; allowed: at most 1000/);
+});
+
+test('a bad file rejects with the CLI\'s line', async () => {
+  const files = filesOf('tiny-f16');
+  const config = JSON.parse(await files['config.json'].text());
+  files['config.json'] = new Blob([JSON.stringify({ ...config, n_positions: 64 })]);
+  await assert.rejects(openCheckpoint({ files }),
+    { message: 'model.safetensors: tensor wpe.weight: shape [32, 16]; expected [64, 16] from config.json' });
+  const bytes = readFileSync(`${dir}/tiny-f16/model.safetensors`);
+  files['config.json'] = new Blob([JSON.stringify(config)]);
+  files['model.safetensors'] = new Blob([bytes.subarray(0, bytes.length - 10)]);
+  await assert.rejects(openCheckpoint({ files }), /model\.safetensors: tensor .*data_offsets .* leave the data's/);
+});
