@@ -102,6 +102,17 @@ static char *copy_of(const char *s) {
     return c;
 }
 
+/* Names in a message come from the files: a tensor named with "\n" (the
+ * fuzzer's find) must not break the one line. Every message of this file
+ * goes through fail() below, which turns control characters into '?'. */
+static poslab_status one_line(poslab_status st, char *message) {
+    if (message)
+        for (char *c = message; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+    return st;
+}
+#define fail(message, size, status, ...) one_line(fail(message, size, status, __VA_ARGS__), message)
+
 /* A 64-bit count as text: decimal.h has no %llu. */
 static const char *u64_text(char *buf, uint64_t x) {
     char tmp[24];

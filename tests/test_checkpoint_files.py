@@ -154,6 +154,7 @@ case("a tensor inside another, behind an empty one", edit_header(inside_with_emp
 case("offsets past the data", set_entry(W, data_offsets=[wb, wb + 10 ** 9]), [ST, W, "data_offsets", "leave the data"])
 case("offsets that disagree with the shape", set_entry(W, data_offsets=[wb, we - 4]), [ST, W, "span", "expected [16, 48] x 4 bytes"])
 case("unknown dtype", set_entry(W, dtype="F99"), [ST, W, '"F99" is unknown', "expected F32, F16 or BF16"])
+case("a dtype with a line break in it", set_entry(W, dtype="F\n32"), [ST, W, '"F?32" is unknown'])
 case("dtype that is not a float", set_entry(W, dtype="I32"), [ST, W, "dtype I32", "expected F32, F16 or BF16"])
 case("shape that disagrees with config.json", edit_json("config.json", lambda c: c.update(n_positions=64)),
      [ST, "transformer.wpe.weight", "shape [32, 16]", "expected [64, 16] from config.json"])

@@ -235,7 +235,7 @@ class Lab {
   // Model checkpoint runs on the checkpoint opened last (openCheckpoint).
   run(config = {}) {
     this.check();
-    if (config?.model === 'checkpoint' && this.opened) return this.opened.run(config);
+    if (config?.model === 'checkpoint' && !this.ownsCheckpoint) return this.checkpointOpened().run(config);
     this.stepping = null; // the core ends a run in steps
     const cfg = this.configure(config);
     try {
@@ -254,7 +254,7 @@ class Lab {
   // the lab's next call ends it, and keeps its draws if they are shared.
   *runSteps(config = {}) {
     this.check();
-    if (config?.model === 'checkpoint' && this.opened) return yield* this.opened.runSteps(config);
+    if (config?.model === 'checkpoint' && !this.ownsCheckpoint) return yield* this.checkpointOpened().runSteps(config);
     const mine = {};
     this.stepping = mine;
     const cfg = this.configure(config);
@@ -417,6 +417,14 @@ class Lab {
 
   check() {
     if (!this.lab) throw new Error('poslab: this lab has been disposed');
+  }
+
+  // The checkpoint model runs in its own module, on the checkpoint opened last.
+  checkpointOpened() {
+    if (!this.opened || this.opened.disposed) {
+      throw new Error('model: "checkpoint" runs on an opened checkpoint; allowed: await lab.openCheckpoint({files | url}) first');
+    }
+    return this.opened;
   }
 
   // Opens a checkpoint (docs/interfaces.md, "Checkpoints"): see
@@ -590,6 +598,7 @@ export async function openCheckpoint({ files, url, onProgress = () => {}, signal
   const source = checkpointSource({ files, url, chunkBytes });
   const core = await checkpointModule(base);
   const lab = new Lab(core, true);
+  lab.ownsCheckpoint = true; // the lab inside the checkpoint module: it runs the model itself
   const ck = new Checkpoint(core, lab);
   const open = [];
   try {

@@ -76,6 +76,7 @@ test('every layout, every case: WebAssembly agrees with NumPy to 1e-9', async ()
 
 test('a run in steps gives run()\'s result; lab.run({model: "checkpoint"}) runs the opened one', async () => {
   const lab = await createLab();
+  assert.throws(() => lab.run({ model: 'checkpoint' }), /model: "checkpoint" runs on an opened checkpoint/);
   const ck = await lab.openCheckpoint({ files: filesOf('tiny-f32') });
   try {
     const whole = lab.run({ model: 'checkpoint', scale: 0.5 });
@@ -103,6 +104,9 @@ test('a run in steps gives run()\'s result; lab.run({model: "checkpoint"}) runs 
     lab.dispose();
   }
   assert.throws(() => ck.run({}), /disposed/);
+  const again = await createLab();
+  assert.throws(() => again.run({ model: 'checkpoint' }), /openCheckpoint/);
+  again.dispose();
 });
 
 test('loading from a URL streams: the memory is known before it is taken, progress reaches the end', async () => {
