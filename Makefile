@@ -197,7 +197,7 @@ fixtures:
 
 # Benchmarks (not part of `make test`): native core, WebAssembly under Node,
 # NumPy and plain JavaScript side by side, the page in Chromium and
-# Lighthouse's scores; writes tests/bench/results.md.
+# Lighthouse's scores; writes docs/benchmarks.md.
 bench: native site
 	$(call apt_install,python3-numpy)
 	bash tests/bench/run.sh

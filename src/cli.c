@@ -2,25 +2,49 @@
  * and autograders. Options and output are fixed by docs/interfaces.md.
  *
  * Which --name takes a value, the list of options in error lines and the
- * usage text all come from the core's option table (poslab_option_at), so
- * a new option needs nothing here. */
+ * whole of --help (options, defaults, each choice's words, the examples)
+ * come from the core's option table (poslab_option_at), so a new option
+ * needs nothing here. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli_checkpoint.h"
 #include "poslab.h"
 
-/* Flags of the CLI alone, after the table's options in usage and lists. */
-static const char *const cli_flags[] = {"json", "full", "tokenize"};
+/* CMake reads it from package.json, the project's one version number. */
+#ifndef POSLAB_VERSION
+#error "POSLAB_VERSION is set by CMakeLists.txt"
+#endif
+
+/* Flags of the CLI alone, after the table's options in usage and lists.
+ * The first three are switches like the table's; the last two act at once. */
+static const struct {
+    const char *name;
+    const char *help;
+} cli_flags[] = {
+    {"json", "print JSON instead of text (docs/cli.md)"},
+    {"full", "with --json: also the outputs and attention weights"},
+    {"tokenize", "print the token ids and pieces of --a with --checkpoint's tokenizer (id, a tab, the piece a "
+                 "line; with --json, as JSON), then exit"},
+    {"help", "print this text and exit"},
+    {"version", "print the version and exit"},
+};
+enum { CLI_FLAGS = sizeof cli_flags / sizeof cli_flags[0], FLAG_JSON = 0, FLAG_FULL, FLAG_TOKENIZE, FLAG_HELP,
+       FLAG_VERSION };
 
 static const char description[] =
-    "Runs self-attention (one head, or several side by side) over sentences A and\n"
-    "B with NumPy's draws and compares each word's output in A with the same\n"
-    "word's output in B as np.allclose does. Defaults: \"dog bites man\" /\n"
-    "\"man bites dog\", d 6, seed 2, one head, both sentences from position 0,\n"
-    "random positions at scale 0.5 (sinusoidal, rope and alibi: 1), no mask,\n"
-    "rtol 1e-05, atol 1e-08. Exit status: 0 done, 2 invalid input (one line on\n"
-    "stderr).\n";
+    "Runs self-attention over sentences A and B with NumPy's draws, with or\n"
+    "without positional information, and compares each word's output in A with\n"
+    "the same word's output in B as np.allclose does, with the largest\n"
+    "difference and the cosine distance. The defaults are the course module's\n"
+    "experiment.\n";
+
+static const char exit_statuses[] =
+    "exit status:\n"
+    "  0  done\n"
+    "  1  out of memory, or the output could not be written\n"
+    "  2  bad input: one line on stderr names the option, the value given and\n"
+    "     what is allowed\n";
 
 /* Prints `item` after `*col` columns, wrapping greedily at 80 columns to a
  * line indented by `indent` spaces; at column `indent` it needs no space. */
@@ -37,8 +61,22 @@ static void wrap(const char *item, int *col, int indent) {
     *col += len;
 }
 
+/* `text` word by word from column `col`, continued at column `indent`. */
+static void wrap_words(const char *text, int col, int indent) {
+    char words[512];
+    snprintf(words, sizeof words, "%s", text);
+    for (char *w = strtok(words, " "); w; w = strtok(NULL, " ")) wrap(w, &col, indent);
+    putchar('\n');
+}
+
+/* "  --name METAVAR" padded to column 24, or on a line of its own when long. */
+static void option_head(const char *item) {
+    if (strlen(item) > 21) printf("  %s\n%24s", item, "");
+    else printf("  %-22s", item);
+}
+
 static void usage(void) {
-    char item[160];
+    char item[160], words[512];
     int col = 13;
     const poslab_option *o;
     fputs("usage: poslab", stdout);
@@ -47,28 +85,50 @@ static void usage(void) {
         else snprintf(item, sizeof item, "[--%s]", o->name);
         wrap(item, &col, 14);
     }
-    for (size_t k = 0; k < sizeof cli_flags / sizeof cli_flags[0]; k++) {
-        snprintf(item, sizeof item, "[--%s]", cli_flags[k]);
+    for (int k = 0; k < CLI_FLAGS; k++) {
+        snprintf(item, sizeof item, "[--%s]", cli_flags[k].name);
         wrap(item, &col, 14);
     }
     printf("\n\n%s\noptions:\n", description);
+    const poslab_option *first_switch = NULL;
     for (int i = 0; (o = poslab_option_at(i)); i++) {
-        snprintf(item, sizeof item, "--%s%s%s", o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
-        if (strlen(item) > 21) printf("  %s\n%24s", item, ""); /* help on the next line */
-        else printf("  %-22s", item);
-        col = 24;
-        /* the help line, then its default, word by word */
-        char words[400];
+        if (o->metavar) snprintf(item, sizeof item, "--%s %s", o->name, o->metavar);
+        else snprintf(item, sizeof item, "--%s[=true|false]", o->name);
+        if (o->kind == POSLAB_KIND_SWITCH && !first_switch) first_switch = o;
+        option_head(item);
         if (o->default_text) snprintf(words, sizeof words, "%s (default: %s)", o->help, o->default_text);
         else snprintf(words, sizeof words, "%s", o->help);
-        for (char *w = strtok(words, " "); w; w = strtok(NULL, " ")) wrap(w, &col, 24);
-        putchar('\n');
+        wrap_words(words, 24, 24);
+        /* a choice's words, each with what it means, in a column */
+        const char *word;
+        char help[256];
+        int width = 0;
+        for (int k = 0; (word = poslab_choice_word(o, k, NULL, 0, NULL)); k++)
+            if ((int)strlen(word) > width) width = (int)strlen(word);
+        for (int k = 0; (word = poslab_choice_word(o, k, help, sizeof help, NULL)); k++) {
+            printf("%26s%-*s", "", width + 1, word); /* wrap() adds the second space */
+            wrap_words(help, 27 + width, 28 + width);
+        }
     }
-    fputs("  --json                JSON instead of text (docs/interfaces.md)\n"
-          "  --full                with --json: also the outputs and attention weights\n"
-          "  --tokenize            print the token ids and pieces of --a with --checkpoint's\n"
-          "                        tokenizer (id, a tab, the piece a line), then exit\n"
-          "  --help                this text\n", stdout);
+    for (int k = 0; k < CLI_FLAGS; k++) {
+        snprintf(item, sizeof item, "--%s%s", cli_flags[k].name, k < FLAG_HELP ? "[=true|false]" : "");
+        option_head(item);
+        wrap_words(cli_flags[k].help, 24, 24);
+    }
+    if (first_switch) {
+        snprintf(words, sizeof words,
+                 "A switch is on as a bare --%s or --%s=true, and off as --%s=false (1 and 0 work too). "
+                 "An option with a value takes it as --name VALUE or --name=VALUE.",
+                 first_switch->name, first_switch->name, first_switch->name);
+        putchar('\n');
+        wrap_words(words, 0, 0);
+    }
+    printf("\n%s\nexamples, one per model:\n", exit_statuses);
+    for (int i = 0; (o = poslab_option_at(i)); i++) {
+        const char *word, *example;
+        for (int k = 0; (word = poslab_choice_word(o, k, NULL, 0, &example)); k++)
+            if (example) printf("  poslab %s\n", example);
+    }
 }
 
 static int invalid(const char *line) {
@@ -76,16 +136,15 @@ static int invalid(const char *line) {
     return 2;
 }
 
-/* "--a, --b, ..., --json, --full, --help": every name the CLI takes. */
+/* "--a, --b, ..., --json, --full, --help, --version": every name the CLI takes. */
 static void option_list(char *out, size_t size) {
     const poslab_option *o;
     size_t at = 0;
     out[0] = 0;
     for (int i = 0; (o = poslab_option_at(i)) && at < size; i++)
         at += (size_t)snprintf(out + at, size - at, "--%s, ", o->name);
-    for (size_t k = 0; k < sizeof cli_flags / sizeof cli_flags[0] && at < size; k++)
-        at += (size_t)snprintf(out + at, size - at, "--%s, ", cli_flags[k]);
-    if (at < size) snprintf(out + at, size - at, "--help");
+    for (int k = 0; k < CLI_FLAGS && at < size; k++)
+        at += (size_t)snprintf(out + at, size - at, k + 1 < CLI_FLAGS ? "--%s, " : "--%s", cli_flags[k].name);
 }
 
 /* The table's row for --name, or NULL. */
@@ -94,6 +153,20 @@ static const poslab_option *option_named(const char *name) {
     for (int i = 0; (o = poslab_option_at(i)); i++)
         if (!strcmp(name, o->name)) return o;
     return NULL;
+}
+
+static int flag_named(const char *name) {
+    for (int k = 0; k < CLI_FLAGS; k++)
+        if (!strcmp(name, cli_flags[k].name)) return k;
+    return -1;
+}
+
+/* A switch's value as the core's SWITCH rows read it: 1, 0, or -1 if the
+ * text is neither. */
+static int switch_value(const char *v) {
+    if (!strcmp(v, "true") || !strcmp(v, "1")) return 1;
+    if (!strcmp(v, "false") || !strcmp(v, "0")) return 0;
+    return -1;
 }
 
 /* --tokenize: the ids and pieces of text, as lines or as JSON. */
@@ -132,7 +205,7 @@ static int tokenize(const char *path, const char *text, int prefix_space, int js
 int main(int argc, char **argv) {
     poslab_config cfg;
     char message[POSLAB_MESSAGE_BYTES];
-    int json = 0, full = 0, tokens = 0;
+    int flags[CLI_FLAGS] = {0};
     const char *text_a = "dog bites man"; /* --a as given, for --tokenize */
     const poslab_option *given[64];
     int given_count = 0;
@@ -140,19 +213,13 @@ int main(int argc, char **argv) {
 
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
-        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
-            usage();
-            return 0;
-        }
-        if (!strcmp(arg, "--json")) { json = 1; continue; }
-        if (!strcmp(arg, "--full")) { full = 1; continue; }
-        if (!strcmp(arg, "--tokenize")) { tokens = 1; continue; }
+        if (!strcmp(arg, "-h")) arg = "--help";
         if (strncmp(arg, "--", 2) || !arg[2]) {
             snprintf(message, sizeof message,
                      "unexpected argument \"%.40s\"; allowed: options such as --a TEXT (see --help)", arg);
             return invalid(message);
         }
-        /* --name VALUE or --name=VALUE; a switch is a bare --name */
+        /* --name VALUE or --name=VALUE; a switch is a bare --name or --name=true|false */
         char name[32];
         const char *value;
         const char *eq = strchr(arg, '=');
@@ -160,16 +227,37 @@ int main(int argc, char **argv) {
         if (len >= sizeof name) len = sizeof name - 1;
         memcpy(name, arg + 2, len);
         name[len] = 0;
+        int flag = flag_named(name);
+        if (flag >= 0) {
+            if (flag >= FLAG_HELP && eq) {
+                snprintf(message, sizeof message, "--%s takes no value; allowed: --%s alone", name, name);
+                return invalid(message);
+            }
+            if (flag == FLAG_HELP) {
+                usage();
+                return 0;
+            }
+            if (flag == FLAG_VERSION) {
+                puts("poslab " POSLAB_VERSION);
+                return 0;
+            }
+            flags[flag] = switch_value(eq ? eq + 1 : "true");
+            if (flags[flag] < 0) {
+                snprintf(message, sizeof message, "--%s: \"%.40s\" is not a switch value; allowed: true or false",
+                         name, eq + 1);
+                return invalid(message);
+            }
+            continue;
+        }
         const poslab_option *o = option_named(name);
-        if (o && o->kind == POSLAB_KIND_SWITCH && !eq) {
-            value = "true";
-        } else if (o && o->kind == POSLAB_KIND_SWITCH) {
-            value = eq + 1; /* --name=true|false */
-        } else if (!o) {
-            char list[256];
+        if (!o) {
+            char list[320];
             option_list(list, sizeof list);
             snprintf(message, sizeof message, "--%s is not an option; allowed: %s", name, list);
             return invalid(message);
+        }
+        if (o->kind == POSLAB_KIND_SWITCH) {
+            value = eq ? eq + 1 : "true";
         } else if (eq) {
             value = eq + 1;
         } else if (i + 1 < argc) {
@@ -187,7 +275,8 @@ int main(int argc, char **argv) {
         if (given_count < (int)(sizeof given / sizeof given[0])) given[given_count++] = o;
     }
 
-    if (tokens) {
+    const int json = flags[FLAG_JSON], full = flags[FLAG_FULL];
+    if (flags[FLAG_TOKENIZE]) {
         if (!cfg.checkpoint[0]) return invalid("--tokenize needs --checkpoint PATH (a folder with vocab.json and merges.txt)");
         return tokenize(cfg.checkpoint, text_a, cfg.prefix_space, json);
     }
@@ -216,7 +305,8 @@ int main(int argc, char **argv) {
     poslab_lab *lab = poslab_create();
     if (!lab) {
         poslab_checkpoint_free(ck);
-        return invalid("out of memory");
+        fputs("poslab: out of memory\n", stderr);
+        return 1;
     }
     poslab_status st = poslab_use_checkpoint(lab, ck, message, sizeof message);
     if (st == POSLAB_OK) st = poslab_run(lab, &cfg, message, sizeof message);
@@ -229,8 +319,13 @@ int main(int argc, char **argv) {
     }
     const char *out = json ? poslab_json(lab, full ? POSLAB_JSON_FULL : 0) : poslab_text(lab);
     int rc = 0;
-    if (!out) rc = invalid("out of memory");
-    else if (fputs(out, stdout) == EOF || fflush(stdout) == EOF) rc = 1;
+    if (!out) {
+        fputs("poslab: out of memory\n", stderr);
+        rc = 1;
+    } else if (fputs(out, stdout) == EOF || fflush(stdout) == EOF) {
+        fputs("poslab: could not write the output\n", stderr);
+        rc = 1;
+    }
     poslab_destroy(lab);
     poslab_checkpoint_free(ck);
     return rc;

@@ -25,7 +25,8 @@
 /* In poslab_scheme order. The module's stand-in (random) is randn * 0.5;
  * the real schemes are used at 1. A new scheme is a row here, a
  * POSLAB_SCHEME_* value, the scheme row's `allowed` and `metavar` below
- * (test_core checks they list these names) and its code in experiment.c. */
+ * (test_core checks they list these names), its line in scheme_help and
+ * its code in experiment.c. */
 static const struct {
     const char *name;
     double default_scale;
@@ -57,6 +58,53 @@ static const char *model_value(int k) {
     static const char *const models[] = {"head", "transformer"};
 #endif
     return k >= 0 && k < (int)(sizeof models / sizeof models[0]) ? models[k] : NULL;
+}
+
+/* ---- the choices' words described, for --help ------------------------------
+ * Kept apart from the tables above, and reached only from
+ * poslab_choice_word, which the WebAssembly module does not export: the
+ * linker leaves these lines out of it (1 KB of a module held under 50 KiB).
+ * Indexed like the tables; test_core checks that every word has its line. */
+
+static const char *const scheme_help[] = {
+    "no positional information: attention alone (the scale is not used)",
+    "the module's stand-in: a random vector per position, times the scale",
+    "Vaswani et al.'s sines and cosines, times the scale",
+    "rotary embedding: queries and keys turned by angles times the scale",
+    "each head's scores lowered by scale x its slope x the distance",
+#ifdef POSLAB_CHECKPOINT
+    "the checkpoint's own table of positions, as trained (model checkpoint)",
+#endif
+};
+
+/* Each model's line, and the arguments of its example in --help (which
+ * tests/test_cli.py runs). */
+static const char *const model_help[][2] = {
+    {"the course module's one attention head (several heads side by side with --heads)",
+     "--model head --scheme none"},
+    {"GPT-2-style blocks: LayerNorm, attention with an output projection, a GELU MLP, residuals",
+     "--model transformer --layers 4 --dim 16 --scheme none --causal"},
+#ifdef POSLAB_CHECKPOINT
+    {"a trained GPT-2 checkpoint's blocks and weights, read from --checkpoint's folder",
+     "--model checkpoint --checkpoint PATH"},
+#endif
+};
+
+const char *poslab_choice_word(const poslab_option *o, int k, char *help, size_t size, const char **example) {
+    const char *word = o && o->kind == POSLAB_KIND_CHOICE ? o->value(k) : NULL;
+    const char *line = NULL, *shown = NULL;
+    if (word && o->value == scheme_value && k < (int)(sizeof scheme_help / sizeof scheme_help[0]))
+        line = scheme_help[k];
+    if (word && o->value == model_value && k < (int)(sizeof model_help / sizeof model_help[0]))
+        line = model_help[k][0], shown = model_help[k][1];
+    if (help && size) {
+        if (!line) help[0] = 0;
+        else if (o->value == scheme_value && k != POSLAB_SCHEME_NONE)
+            decimal_snprintf(help, size, "%s (default scale %g)", line, schemes[k].default_scale);
+        else decimal_snprintf(help, size, "%s", line);
+    }
+    if (example) *example = shown;
+    return word;
 }
 
 const char *poslab_scheme_name(poslab_scheme scheme) {
@@ -113,7 +161,7 @@ static const poslab_option options[] = {
      FIELD(scheme), GIVEN(scheme_given), ALL_MODELS},
     {"scale", "scale", POSLAB_KIND_NUMBER, 0, POSLAB_MAX_SCALE, NULL, NULL,
      "a finite number from 0 to 1e6", "X",
-     "the positional signal's scale (default: none and random 0.5, sinusoidal, rope and alibi 1)", 1,
+     "the positional signal's scale (default: the scheme's, see --scheme)", 1,
      FIELD(scale), (int)FIELD(scale_given), ALL_MODELS},
     {"causal", "causal", POSLAB_KIND_SWITCH, 0, 1, "false", NULL,
      "true or false", NULL,
@@ -136,7 +184,7 @@ static const poslab_option options[] = {
     /* min: the smallest double above 0, so that 0 itself is refused */
     {"weight-std", "weight_std", POSLAB_KIND_NUMBER, 4.9406564584124654e-324, 10, "0.02", NULL,
      "a finite number above 0, up to 10", "X",
-     "standard deviation of the transformer's weights (GPT-2: 0.02)", 1, FIELD(weight_std), NO_FLAG, DRAWN},
+     "standard deviation of the transformer's weights, as in GPT-2", 1, FIELD(weight_std), NO_FLAG, DRAWN},
     {"sweep", "sweep", POSLAB_KIND_SWEEP, 1, POSLAB_MAX_SWEEP, NULL, NULL,
      "LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer from 1 to 1001", "LO:HI:COUNT",
      "also compare at COUNT scales spaced evenly in log from LO to HI", 0, FIELD(sweep_count), NO_FLAG, ALL_MODELS},
@@ -259,24 +307,29 @@ poslab_status fail(char *message, size_t size, poslab_status status, const char 
  * (which shows the text given, quoted) and checking (which shows the
  * value found, formatted), so both say the same thing. */
 
-/* A value outside what the row allows. */
-static poslab_status reject(char *message, size_t size, const poslab_option *o, const char *key,
-                            const char *shown) {
-    const char *what = "is out of range"; /* INTEGER, NUMBER */
-    switch (o->kind) {
-    case POSLAB_KIND_TEXT: what = "has no words"; break;
-    case POSLAB_KIND_CHOICE: what = "is not a"; break; /* ... scheme */
-    case POSLAB_KIND_SWITCH: what = "is not a switch value"; break;
-    case POSLAB_KIND_SWEEP: what = "is not a valid sweep"; break;
+/* What is wrong with a value, said the same way by every kind. Only a
+ * number of the right sort outside the row's limits is "out of range". */
+static const char NOT_A_NUMBER[] = "is not a number", NOT_FINITE[] = "is not a finite number",
+                  NOT_AN_INTEGER[] = "is not an integer", OUT_OF_RANGE[] = "is out of range",
+                  USUAL[] = ""; /* the kind's usual reason */
+
+/* A value the row does not allow: `what` says why (NULL or "": the kind's
+ * usual reason, from `usual`). */
+static poslab_status refuse(char *message, size_t size, const poslab_option *o, const char *key,
+                            const char *shown, const char *what) {
+    static const char *const usual[] = {
+        [POSLAB_KIND_TEXT] = "has no words",          [POSLAB_KIND_INTEGER] = OUT_OF_RANGE,
+        [POSLAB_KIND_NUMBER] = OUT_OF_RANGE,          [POSLAB_KIND_CHOICE] = "is not a", /* ... scheme */
+        [POSLAB_KIND_SWITCH] = "is not a switch value", [POSLAB_KIND_SWEEP] = "is not a valid sweep",
 #ifdef POSLAB_CHECKPOINT
-    case POSLAB_KIND_NAME: what = "is not a valid name"; break;
+        [POSLAB_KIND_NAME] = "is not a valid name",
 #endif
-    default: break;
-    }
-    if (o->kind == POSLAB_KIND_CHOICE)
-        return fail(message, size, POSLAB_ERR_INPUT, "%s: %s %s %s; allowed: %s", key, shown, what, o->name,
-                    o->allowed);
-    return fail(message, size, POSLAB_ERR_INPUT, "%s: %s %s; allowed: %s", key, shown, what, o->allowed);
+    };
+    unsigned kind = (unsigned)o->kind;
+    int choice = kind == POSLAB_KIND_CHOICE;
+    if (!what || !*what) what = kind < sizeof usual / sizeof usual[0] ? usual[kind] : OUT_OF_RANGE;
+    return fail(message, size, POSLAB_ERR_INPUT, "%s: %s %s%s%s; allowed: %s", key, shown, what, choice ? " " : "",
+                choice ? o->name : "", o->allowed);
 }
 
 static poslab_status reject_word_count(char *message, size_t size, const poslab_option *o, const char *key,
@@ -366,7 +419,7 @@ static poslab_status parse_sentence(poslab_sentence *out, const poslab_option *o
     if (words == 0) {
         char q[64];
         quote(q, sizeof q, value);
-        return reject(message, size, o, key, q);
+        return refuse(message, size, o, key, q, NULL);
     }
     if (words > o->max) return reject_word_count(message, size, o, key, words);
     s.count = words;
@@ -404,15 +457,17 @@ static poslab_status check_sentence(const poslab_sentence *s, const poslab_optio
 
 /* ---- numbers ----------------------------------------------------------- */
 
-/* A decimal integer with no sign, spaces or exponent; false past 2^32-1. */
+/* A decimal integer with no sign, spaces or exponent: 1 when it fits in
+ * 32 bits (in *out), TOO_LONG for digits past 2^32-1, 0 for anything else. */
+enum { TOO_LONG = 2 };
 static int parse_uint32(const char *v, uint32_t *out) {
     uint64_t x = 0;
     if (!*v) return 0;
     for (; *v; v++) {
         if (*v < '0' || *v > '9') return 0;
-        x = x * 10 + (uint64_t)(*v - '0');
-        if (x > 0xffffffffULL) return 0;
+        if (x <= 0xffffffffULL) x = x * 10 + (uint64_t)(*v - '0'); /* then stays past 2^32-1 */
     }
+    if (x > 0xffffffffULL) return TOO_LONG;
     *out = (uint32_t)x;
     return 1;
 }
@@ -429,6 +484,18 @@ static int parse_finite(const char *v, double *out) {
     return 1;
 }
 
+/* Why text that is not a finite decimal number is refused: NaN and
+ * infinity, as C and JavaScript print them ("nan", "-inf", "Infinity"), are
+ * numbers that are not finite; anything else is not a number. */
+static const char *number_fault(const char *v, int decimal) {
+    size_t n = 0;
+    if (decimal) return NOT_FINITE; /* past the largest double */
+    v += *v == '+' || *v == '-';
+    const char *word = (*v | 0x20) == 'n' ? "nan" : "infinity";
+    while (v[n] && (v[n] | 0x20) == word[n]) n++;
+    return !v[n] && (n == 3 || n == 8) ? NOT_FINITE : NOT_A_NUMBER; /* nan, inf, infinity */
+}
+
 static int parse_sweep(const char *v, double *lo, double *hi, int *count) {
     char buf[128];
     size_t len = strlen(v);
@@ -440,7 +507,7 @@ static int parse_sweep(const char *v, double *lo, double *hi, int *count) {
     if (!c2 || strchr(c2 + 1, ':')) return 0;
     *c1 = *c2 = 0;
     uint32_t n;
-    if (!parse_finite(buf, lo) || !parse_finite(c1 + 1, hi) || !parse_uint32(c2 + 1, &n)) return 0;
+    if (!parse_finite(buf, lo) || !parse_finite(c1 + 1, hi) || parse_uint32(c2 + 1, &n) != 1) return 0;
     if (n > POSLAB_MAX_SWEEP) return 0;
     *count = (int)n;
     return 1;
@@ -451,40 +518,47 @@ static int parse_sweep(const char *v, double *lo, double *hi, int *count) {
 static poslab_status parse(poslab_config *cfg, const poslab_option *o, const char *key, const char *value,
                            char *message, size_t size) {
     char q[64];
+    const char *what = NULL; /* why value is refused; USUAL: for the kind's usual reason */
     void *f = field(o, cfg);
     quote(q, sizeof q, value);
     switch (o->kind) {
     case POSLAB_KIND_TEXT:
         return parse_sentence((poslab_sentence *)f, o, key, value, message, size);
     case POSLAB_KIND_INTEGER: {
+        /* digits past 2^32-1, or a minus sign before digits, are an integer
+           outside every INTEGER row's limits (none goes below 0) */
         uint32_t x;
-        if (!parse_uint32(value, &x) || x < o->min || x > o->max) return reject(message, size, o, key, q);
-        if (is_uint32(o)) *(uint32_t *)f = x;
+        int read = parse_uint32(value + (*value == '-'), &x);
+        if (!read) what = NOT_AN_INTEGER;
+        else if (read == TOO_LONG || *value == '-' || x < o->min || x > o->max) what = OUT_OF_RANGE;
+        else if (is_uint32(o)) *(uint32_t *)f = x;
         else *(int *)f = (int)x;
         break;
     }
     case POSLAB_KIND_NUMBER: {
-        double x;
-        if (!parse_finite(value, &x) || x < o->min || x > o->max) return reject(message, size, o, key, q);
-        *(double *)f = x;
+        const char *end;
+        double x = decimal_parse(value, &end);
+        if (end == value || *end || !isfinite(x)) what = number_fault(value, end != value && !*end);
+        else if (x < o->min || x > o->max) what = OUT_OF_RANGE;
+        else *(double *)f = x;
         break;
     }
     case POSLAB_KIND_CHOICE: {
         int k = 0;
         while (o->value(k) && strcmp(value, o->value(k))) k++;
-        if (!o->value(k)) return reject(message, size, o, key, q);
-        *(int *)f = k; /* an enum: int-sized, numbered from 0 */
+        if (!o->value(k)) what = USUAL;
+        else *(int *)f = k; /* an enum: int-sized, numbered from 0 */
         break;
     }
     case POSLAB_KIND_SWITCH:
         if (!strcmp(value, "true") || !strcmp(value, "1")) *(int *)f = 1;
         else if (!strcmp(value, "false") || !strcmp(value, "0")) *(int *)f = 0;
-        else return reject(message, size, o, key, q);
+        else what = USUAL;
         break;
 #ifdef POSLAB_CHECKPOINT
     case POSLAB_KIND_NAME: {
         size_t len = strlen(value);
-        if (len < o->min || len > o->max) return reject(message, size, o, key, q);
+        if (len < o->min || len > o->max) return refuse(message, size, o, key, q, NULL);
         memcpy(f, value, len + 1);
         break;
     }
@@ -499,14 +573,17 @@ static poslab_status parse(poslab_config *cfg, const poslab_option *o, const cha
             break;
         }
         if (!parse_sweep(value, &lo, &hi, &count) || !(lo > 0) || hi < lo || hi > POSLAB_MAX_SCALE ||
-            count < o->min || count > o->max)
-            return reject(message, size, o, key, q);
+            count < o->min || count > o->max) {
+            what = USUAL;
+            break;
+        }
         cfg->sweep_lo = lo;
         cfg->sweep_hi = hi;
         cfg->sweep_count = count;
         break;
     }
     }
+    if (what) return refuse(message, size, o, key, q, what);
     if (o->given >= 0) *(int *)((char *)cfg + o->given) = 1;
     return POSLAB_OK;
 }
@@ -530,24 +607,25 @@ poslab_status poslab_config_set(poslab_config *cfg, const char *key, const char 
 /* One row of a config that may have been filled in by hand. */
 static poslab_status check(const poslab_config *cfg, const poslab_option *o, char *message, size_t size) {
     char shown[80];
+    const char *what = NULL;
     double x = option_number(o, cfg);
     switch (o->kind) {
     case POSLAB_KIND_TEXT:
         return check_sentence(option_sentence(o, cfg), o, message, size);
     case POSLAB_KIND_INTEGER:
         if (x >= o->min && x <= o->max) return POSLAB_OK;
-        if (is_uint32(o)) decimal_snprintf(shown, sizeof shown, "%u", (unsigned)*(const uint32_t *)field_c(o, cfg));
-        else decimal_snprintf(shown, sizeof shown, "%d", *(const int *)field_c(o, cfg));
+        decimal_snprintf(shown, sizeof shown, "%.10g", x); /* any int or uint32_t, every digit */
         break;
     case POSLAB_KIND_NUMBER:
         if (o->given >= 0 && !*(const int *)((const char *)cfg + o->given)) return POSLAB_OK; /* unset */
         if (x >= o->min && x <= o->max && isfinite(x)) return POSLAB_OK;
         decimal_snprintf(shown, sizeof shown, "%g", x);
+        if (!isfinite(x)) what = NOT_FINITE;
         break;
     case POSLAB_KIND_CHOICE:
     case POSLAB_KIND_SWITCH:
         if (x >= 0 && x < (o->kind == POSLAB_KIND_SWITCH ? 2 : choice_count(o))) return POSLAB_OK;
-        decimal_snprintf(shown, sizeof shown, "%d", *(const int *)field_c(o, cfg));
+        decimal_snprintf(shown, sizeof shown, "%.10g", x);
         break;
 #ifdef POSLAB_CHECKPOINT
     case POSLAB_KIND_NAME: { /* unset (empty) or NUL-terminated in its field */
@@ -567,7 +645,7 @@ static poslab_status check(const poslab_config *cfg, const poslab_option *o, cha
         decimal_snprintf(shown, sizeof shown, "%g:%g:%d", cfg->sweep_lo, cfg->sweep_hi, cfg->sweep_count);
         break;
     }
-    return reject(message, size, o, o->name, shown);
+    return refuse(message, size, o, o->name, shown, what);
 }
 
 /* The one rule that ties two rows: each head takes dim/heads columns. The

@@ -16,6 +16,7 @@
  *   poslab_config_set(cfg, key, value)    parse and validate one option from text
  *   poslab_config_check(cfg, ..)          validate a config filled in by hand
  *   poslab_option_at(index)               the option table: one row per option
+ *   poslab_choice_word(row, k, ..)        a choice's words, described for --help
  *   poslab_options_json()                 the same table as JSON, for JavaScript
  *   poslab_create() / poslab_destroy()    a lab: owns all working memory
  *   poslab_run(lab, cfg)                  run the experiment (and sweep)
@@ -219,7 +220,10 @@ void poslab_config_free(poslab_config *cfg);
  * accepted too. Checks that involve two options (heads must divide dim) wait
  * for poslab_config_check, since options may come in any order. On error cfg is
  * left unchanged and `message` (if not NULL) receives one line such as
- * `dim: "513" is out of range; allowed: an integer from 1 to 512`. */
+ * `dim: "513" is out of range; allowed: an integer from 1 to 512`, saying
+ * what is wrong: "is not a number", "is not a finite number" (nan, inf),
+ * "is not an integer" (1.5), and "is out of range" only for a number of
+ * the right sort outside the row's limits. */
 poslab_status poslab_config_set(poslab_config *cfg, const char *key,
                                 const char *value, char *message,
                                 size_t message_size);
@@ -239,7 +243,8 @@ typedef enum {
     POSLAB_KIND_INTEGER, /* decimal digits: int, or uint32_t when max > INT_MAX */
     POSLAB_KIND_NUMBER,  /* a finite decimal number: double */
     POSLAB_KIND_CHOICE,  /* one of the words of `value`: an enum, their index */
-    POSLAB_KIND_SWITCH,  /* true/1 or false/0: int; a bare --name on the CLI */
+    POSLAB_KIND_SWITCH,  /* true/1 or false/0: int; on the CLI a bare --name
+                            is true, and --name=VALUE takes those words */
     POSLAB_KIND_SWEEP,   /* LO:HI:COUNT (or "" for none): sweep_lo, sweep_hi,
                             sweep_count; min..max bound COUNT */
     POSLAB_KIND_NAME     /* any text up to max bytes: char[] */
@@ -269,6 +274,13 @@ int poslab_option_for(const poslab_option *o, poslab_model m);
 
 /* Row `index` of the option table (0, 1, ...), NULL past the last. */
 const poslab_option *poslab_option_at(int index);
+
+/* Word k of a CHOICE row (NULL past the last, or for another kind), its
+ * one-line description for --help written to `help` (size bytes; "" if it
+ * has none) and, if `example` is not NULL, the arguments of a command line
+ * that shows it at work ("--model head --scheme none"), or NULL. */
+const char *poslab_choice_word(const poslab_option *o, int k, char *help, size_t size,
+                               const char **example);
 
 /* The option table, the scheme table and the limits as one JSON object,
  * for JavaScript: {"limits":{...},"schemes":[{"name","default_scale"}...],

@@ -87,7 +87,7 @@ bad = [
     ([b"--b", b"caf\xc3"], "poslab: --b: word 1 is not valid UTF-8 (byte 0xc3 at byte 3 of the text); allowed: UTF-8 text"),
     (["--dim", "0"], 'poslab: --dim: "0" is out of range; allowed: an integer from 1 to 512'),
     (["--dim", "513"], 'poslab: --dim: "513" is out of range; allowed: an integer from 1 to 512'),
-    (["--dim", "6.5"], 'poslab: --dim: "6.5" is out of range; allowed: an integer from 1 to 512'),
+    (["--dim", "6.5"], 'poslab: --dim: "6.5" is not an integer; allowed: an integer from 1 to 512'),
     (["--seed", "-1"], 'poslab: --seed: "-1" is out of range; allowed: an integer from 0 to 4294967295'),
     (["--seed", "4294967296"], 'poslab: --seed: "4294967296" is out of range; allowed: an integer from 0 to 4294967295'),
     (["--scheme", "learnt"], 'poslab: --scheme: "learnt" is not a scheme; allowed: none, random, sinusoidal, rope, alibi, learned'),
@@ -95,8 +95,8 @@ bad = [
     (["--scheme", "ALIBI"], 'poslab: --scheme: "ALIBI" is not a scheme; allowed: none, random, sinusoidal, rope, alibi, learned'),
     (["--offset-a", "-1"], 'poslab: --offset-a: "-1" is out of range; allowed: an integer from 0 to 1024'),
     (["--offset-b", "1025"], 'poslab: --offset-b: "1025" is out of range; allowed: an integer from 0 to 1024'),
-    (["--offset-a", "1.5"], 'poslab: --offset-a: "1.5" is out of range; allowed: an integer from 0 to 1024'),
-    (["--offset-b", "abc"], 'poslab: --offset-b: "abc" is out of range; allowed: an integer from 0 to 1024'),
+    (["--offset-a", "1.5"], 'poslab: --offset-a: "1.5" is not an integer; allowed: an integer from 0 to 1024'),
+    (["--offset-b", "abc"], 'poslab: --offset-b: "abc" is not an integer; allowed: an integer from 0 to 1024'),
     (["--offset-b=1024"], None),
     (["--heads", "0"], 'poslab: --heads: "0" is out of range; allowed: an integer from 1 to 8 that divides dim'),
     (["--heads", "9"], 'poslab: --heads: "9" is out of range; allowed: an integer from 1 to 8 that divides dim'),
@@ -108,27 +108,48 @@ bad = [
     (["--weight-std", "0"], 'poslab: --weight-std: "0" is out of range; allowed: a finite number above 0, up to 10'),
     (["--weight-std", "-1"], 'poslab: --weight-std: "-1" is out of range; allowed: a finite number above 0, up to 10'),
     (["--weight-std", "11"], 'poslab: --weight-std: "11" is out of range; allowed: a finite number above 0, up to 10'),
-    (["--weight-std", "nan"], 'poslab: --weight-std: "nan" is out of range; allowed: a finite number above 0, up to 10'),
+    (["--weight-std", "nan"], 'poslab: --weight-std: "nan" is not a finite number; allowed: a finite number above 0, up to 10'),
     (["--model", "transformer", "--heads", "4"], 'poslab: --heads: "4" does not divide dim 6; allowed: an integer from 1 to 8 that divides dim (1, 2, 3, 6)'),
     (["--model", "transformer", "--layers", "12", "--weight-std", "10"], None),
     (["--dim", "8", "--heads", "3"], 'poslab: --heads: "3" does not divide dim 8; allowed: an integer from 1 to 8 that divides dim (1, 2, 4, 8)'),
-    (["--scale", "nan"], 'poslab: --scale: "nan" is out of range; allowed: a finite number from 0 to 1e6'),
-    (["--scale", "inf"], 'poslab: --scale: "inf" is out of range; allowed: a finite number from 0 to 1e6'),
+    (["--scale", "nan"], 'poslab: --scale: "nan" is not a finite number; allowed: a finite number from 0 to 1e6'),
+    (["--scale", "inf"], 'poslab: --scale: "inf" is not a finite number; allowed: a finite number from 0 to 1e6'),
     (["--scale", "-0.5"], 'poslab: --scale: "-0.5" is out of range; allowed: a finite number from 0 to 1e6'),
     (["--scale", "1000001"], 'poslab: --scale: "1000001" is out of range; allowed: a finite number from 0 to 1e6'),
-    (["--scale", "abc"], 'poslab: --scale: "abc" is out of range; allowed: a finite number from 0 to 1e6'),
-    (["--scale", "0x10"], 'poslab: --scale: "0x10" is out of range; allowed: a finite number from 0 to 1e6'),
-    (["--scale", " 1"], 'poslab: --scale: " 1" is out of range; allowed: a finite number from 0 to 1e6'),
+    (["--scale", "abc"], 'poslab: --scale: "abc" is not a number; allowed: a finite number from 0 to 1e6'),
+    (["--scale", "0x10"], 'poslab: --scale: "0x10" is not a number; allowed: a finite number from 0 to 1e6'),
+    (["--scale", " 1"], 'poslab: --scale: " 1" is not a number; allowed: a finite number from 0 to 1e6'),
     (["--scale", "1."], None),
     (["--rtol", "-1e-5"], 'poslab: --rtol: "-1e-5" is out of range; allowed: a finite number >= 0'),
-    (["--atol", "nan"], 'poslab: --atol: "nan" is out of range; allowed: a finite number >= 0'),
+    (["--atol", "NaN"], 'poslab: --atol: "NaN" is not a finite number; allowed: a finite number >= 0'),
     (["--sweep", "1e-6:10"], 'poslab: --sweep: "1e-6:10" is not a valid sweep; allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer from 1 to 1001'),
     (["--sweep", "0:10:5"], 'poslab: --sweep: "0:10:5" is not a valid sweep; allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer from 1 to 1001'),
     (["--sweep", "10:1:5"], 'poslab: --sweep: "10:1:5" is not a valid sweep; allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer from 1 to 1001'),
     (["--sweep", "1:10:0"], 'poslab: --sweep: "1:10:0" is not a valid sweep; allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer from 1 to 1001'),
     (["--sweep", "1:10:1002"], 'poslab: --sweep: "1:10:1002" is not a valid sweep; allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer from 1 to 1001'),
     (["--sweep", "a:b:c"], 'poslab: --sweep: "a:b:c" is not a valid sweep; allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer from 1 to 1001'),
-    (["--colour"], "poslab: --colour is not an option; allowed: --a, --b, --dim, --seed, --scheme, --scale, --causal, --rtol, --atol, --offset-a, --offset-b, --model, --heads, --layers, --weight-std, --sweep, --checkpoint, --prefix-space, --json, --full, --tokenize, --help"),
+    # what kind of thing is wrong: only a number of the right sort outside the limits is out of range
+    (["--scale", "-inf"], 'poslab: --scale: "-inf" is not a finite number; allowed: a finite number from 0 to 1e6'),
+    (["--scale", "Infinity"], 'poslab: --scale: "Infinity" is not a finite number; allowed: a finite number from 0 to 1e6'),
+    (["--scale", "1e999"], 'poslab: --scale: "1e999" is not a finite number; allowed: a finite number from 0 to 1e6'),
+    (["--scale", ""], 'poslab: --scale: "" is not a number; allowed: a finite number from 0 to 1e6'),
+    (["--scale", "nano"], 'poslab: --scale: "nano" is not a number; allowed: a finite number from 0 to 1e6'),
+    (["--rtol", "1e-400"], None),  # underflows to 0, which is allowed
+    (["--dim", "nan"], 'poslab: --dim: "nan" is not an integer; allowed: an integer from 1 to 512'),
+    (["--dim", "1e2"], 'poslab: --dim: "1e2" is not an integer; allowed: an integer from 1 to 512'),
+    (["--dim", ""], 'poslab: --dim: "" is not an integer; allowed: an integer from 1 to 512'),
+    (["--dim", "-"], 'poslab: --dim: "-" is not an integer; allowed: an integer from 1 to 512'),
+    (["--layers", "-3"], 'poslab: --layers: "-3" is out of range; allowed: an integer from 1 to 12'),
+    (["--seed", "99999999999999999999"], 'poslab: --seed: "99999999999999999999" is out of range; allowed: an integer from 0 to 4294967295'),
+    # switches as GNU tools take them: bare, =true|false or =1|0
+    (["--causal=maybe"], 'poslab: --causal: "maybe" is not a switch value; allowed: true or false'),
+    (["--causal="], 'poslab: --causal: "" is not a switch value; allowed: true or false'),
+    (["--causal=TRUE"], 'poslab: --causal: "TRUE" is not a switch value; allowed: true or false'),
+    (["--json=maybe"], 'poslab: --json: "maybe" is not a switch value; allowed: true or false'),
+    (["--help=1"], "poslab: --help takes no value; allowed: --help alone"),
+    (["--version=yes"], "poslab: --version takes no value; allowed: --version alone"),
+    (["--causal", "true"], 'poslab: unexpected argument "true"; allowed: options such as --a TEXT (see --help)'),
+    (["--colour"], "poslab: --colour is not an option; allowed: --a, --b, --dim, --seed, --scheme, --scale, --causal, --rtol, --atol, --offset-a, --offset-b, --model, --heads, --layers, --weight-std, --sweep, --checkpoint, --prefix-space, --json, --full, --tokenize, --help, --version"),
     (["--dim"], "poslab: --dim needs a value; see --help for what it takes"),
     (["stray"], 'poslab: unexpected argument "stray"; allowed: options such as --a TEXT (see --help)'),
 ]
@@ -146,6 +167,68 @@ for args, message in bad:
 out = run("--a", "y" * 100_000)
 check(out.returncode == 2 and out.stderr.count(b"\n") == 1 and len(out.stderr) < 200,
       f"100 kB word: {out.returncode} {out.stderr[:120]!r}")
+
+# ---- switches: every SWITCH row and CLI flag takes =true|false and =1|0 --
+def settings(*args):
+    return run(*args).stdout.decode().splitlines()[2]
+
+for on in (["--causal"], ["--causal=true"], ["--causal=1"], ["--causal=false", "--causal"]):
+    check("causal mask" in settings(*on), f"{on} turns the mask on")
+for off in ([], ["--causal=false"], ["--causal=0"], ["--causal", "--causal=false"]):
+    check("no mask" in settings(*off), f"{off} leaves the mask off")
+check(run("--json=false").stdout == run().stdout, "--json=false prints text")
+check(run("--json=1", "--full=true").stdout == run("--json", "--full").stdout, "--json=1 --full=true is --json --full")
+check(run("--json", "--full=0").stdout == run("--json").stdout, "--full=0 is no --full")
+
+# ---- --version: the one version, package.json's --------------------------
+import os
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+with open(os.path.join(root, "package.json")) as f:
+    version = json.load(f)["version"]
+with open(os.path.join(root, "web", "npm", "package.json")) as f:
+    npm_version = json.load(f)["version"]
+out = run("--version")
+check(out.returncode == 0 and out.stdout.decode() == f"poslab {version}\n",
+      f"--version: {out.stdout!r}, package.json says {version}")
+check(npm_version == version, f"web/npm/package.json's version {npm_version} is package.json's {version}")
+
+# ---- --help: made from the option table ----------------------------------
+out = run("--help")
+help_text = out.stdout.decode()
+check(out.returncode == 0 and out.stderr == b"", f"--help exits 0: {out.returncode} {out.stderr!r}")
+check(run("-h").stdout == out.stdout, "-h is --help")
+check(all(len(line) <= 80 for line in help_text.splitlines()),
+      "--help lines fit 80 columns: " + repr([l for l in help_text.splitlines() if len(l) > 80]))
+options = json.loads(run("--json").stdout)["config"]  # the rows the JSON echoes
+import re
+listed = set(re.findall(r"^  (--[a-z][a-z0-9-]*)", help_text, re.M))
+usage = help_text.split("\n\n")[0]
+for flag in ["--a", "--b", "--dim", "--seed", "--scheme", "--scale", "--causal", "--rtol", "--atol",
+             "--offset-a", "--offset-b", "--model", "--heads", "--layers", "--weight-std", "--sweep",
+             "--json", "--full", "--tokenize", "--help", "--version"]:
+    check(flag in listed and f"[{flag}" in usage, f"--help lists {flag} in its usage and its options")
+# every option the CLI's own error line allows is described, and nothing else
+allowed = run("--colour").stderr.decode().split("allowed: ")[1].strip().split(", ")
+check(set(allowed) == listed, f"--help's options {sorted(listed)} are those the CLI takes {sorted(allowed)}")
+# every choice word is described on a line of its own, with its default scale for a scheme
+for word in ["none", "random", "sinusoidal", "rope", "alibi", "head", "transformer"]:
+    check(re.search(rf"^ {{26}}{word}  +\S", help_text, re.M), f"--help describes the choice {word}")
+check(re.search(r"random +the module's stand-in.*\n.*\(default scale\s+0\.5\)", help_text),
+      "--help gives random's default scale from the scheme table")
+check("Defaults:" not in help_text and "dog bites man" in help_text, "defaults come from the rows")
+check(re.search(r"exit status:\n  0  done\n  1  out of memory.*\n  2  bad input", help_text),
+      "--help ends with the exit statuses")
+check("--causal=false" in help_text and "--name=VALUE" in help_text, "--help says how switches and values are written")
+examples = re.findall(r"^  poslab (.*)$", help_text.split("examples, one per model:\n")[1], re.M)
+models = set(re.findall(r"--model (\S+)", " ".join(examples)))
+model_words = set(json.loads(run("--json").stdout)["config"].keys()) and \
+    set(re.search(r"--model (\S+)", usage).group(1).strip("]").split("|"))
+check(models == model_words, f"one example per model {sorted(model_words)}: {examples}")
+for example in examples:  # each example without a placeholder (PATH) runs as shown
+    if re.search(r"\b[A-Z]{3,}\b", example):
+        continue
+    out = run(*example.split())
+    check(out.returncode == 0 and out.stdout.startswith(b"sentence A:"), f"--help example poslab {example}: {out.stderr!r}")
 
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -558,6 +558,44 @@ static void test_tables(const jvalue *tables) {
 
 /* ---- the option table -------------------------------------------------- */
 
+static int choice_count_of(const poslab_option *o) {
+    int k = 0;
+    while (o->value(k)) k++;
+    return k;
+}
+
+/* x as the table's words write a limit: %g without "+" or leading zeros
+ * in the exponent ("1e6", not "1e+06"). */
+static void limit_text(char *out, size_t size, double x) {
+    char g[32], *e;
+    snprintf(g, sizeof g, "%g", x);
+    e = strchr(g, 'e');
+    if (!e) {
+        snprintf(out, size, "%s", g);
+        return;
+    }
+    char *digits = e + 1 + (e[1] == '+' || e[1] == '-');
+    while (*digits == '0' && digits[1]) digits++;
+    snprintf(out, size, "%.*se%s%s", (int)(e - g), g, e[1] == '-' ? "-" : "", digits);
+}
+
+/* The words a NUMBER row's limits call for: "from 0 to 1e6", ">= 0", or
+ * "above 0, up to 10" when the least allowed number is the least double
+ * above 0. */
+static void number_words(char *out, size_t size, double min, double max) {
+    char lo[32], hi[32];
+    limit_text(lo, sizeof lo, min);
+    limit_text(hi, sizeof hi, max);
+    if (min > 0 && min == nextafter(0, 1)) {
+        if (isinf(max)) snprintf(out, size, "a finite number above 0");
+        else snprintf(out, size, "a finite number above 0, up to %s", hi);
+    } else if (isinf(max)) {
+        snprintf(out, size, "a finite number >= %s", lo);
+    } else {
+        snprintf(out, size, "a finite number from %s to %s", lo, hi);
+    }
+}
+
 /* The table's text agrees with its numbers, and its JSON is the shape the
  * page reads. */
 static void test_option_table(void) {
@@ -569,6 +607,35 @@ static void test_option_table(void) {
             CHECK(!strncmp(o->allowed, want, strlen(want)) &&
                       (!o->allowed[strlen(want)] || o->allowed[strlen(want)] == ' '),
                   "%s: allowed \"%s\", its range says \"%s\"", o->name, o->allowed, want);
+        }
+        if (o->kind == POSLAB_KIND_NUMBER) {
+            number_words(want, sizeof want, o->min, o->max);
+            CHECK(!strcmp(o->allowed, want), "%s: allowed \"%s\", its limits say \"%s\"", o->name, o->allowed, want);
+        }
+        if (o->kind == POSLAB_KIND_SWEEP) {
+            char hi[32];
+            limit_text(hi, sizeof hi, POSLAB_MAX_SCALE);
+            snprintf(want, sizeof want, "LO:HI:COUNT with 0 < LO <= HI <= %s and COUNT an integer from %.0f to %.0f", hi,
+                     o->min, o->max);
+            CHECK(!strcmp(o->allowed, want), "%s: allowed \"%s\", its limits say \"%s\"", o->name, o->allowed, want);
+        }
+        if (o->kind == POSLAB_KIND_CHOICE) { /* every word is described in --help; each model has an example */
+            const char *word, *example;
+            char help[256];
+            for (int k = 0; (word = poslab_choice_word(o, k, help, sizeof help, &example)); k++) {
+                CHECK(!strcmp(word, o->value(k)), "%s: word %d is %s", o->name, k, o->value(k));
+                CHECK(strlen(help) > 10, "%s: %s has a description for --help: \"%s\"", o->name, word, help);
+                if (!strcmp(o->name, "model")) {
+                    char model[64];
+                    snprintf(model, sizeof model, "--model %s ", word);
+                    CHECK(example && !strncmp(example, model, strlen(model)), "model %s: example \"%s\"", word,
+                          example ? example : "(none)");
+                }
+            }
+            CHECK(!poslab_choice_word(o, choice_count_of(o), help, sizeof help, NULL), "%s: no word past the last",
+                  o->name);
+        } else {
+            CHECK(!poslab_choice_word(o, 0, NULL, 0, NULL), "%s: not a choice, no words", o->name);
         }
         if (o->kind == POSLAB_KIND_CHOICE) { /* a new word must reach messages and usage */
             char bar[256] = "";
@@ -616,11 +683,13 @@ static void test_option_table(void) {
         {"rtol: -1 is out of range; allowed: a finite number >= 0", 4},
         {"sweep: 0:1:5 is not a valid sweep; allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer "
          "from 1 to 1001", 5},
-        {"scale: nan is out of range; allowed: a finite number from 0 to 1e6", 6},
+        {"scale: nan is not a finite number; allowed: a finite number from 0 to 1e6", 6},
         {"b: word 1 is not valid UTF-8 (byte 0xff at byte 0 of the text); allowed: UTF-8 text", 7},
         {"offset-b: 1025 is out of range; allowed: an integer from 0 to 1024", 8},
         {"heads: \"5\" does not divide dim 6; allowed: an integer from 1 to 8 that divides dim (1, 2, 3, 6)", 9},
         {"heads: 0 is out of range; allowed: an integer from 1 to 8 that divides dim", 10},
+        {"rtol: inf is not a finite number; allowed: a finite number >= 0", 11},
+        {"weight-std: 0 is out of range; allowed: a finite number above 0, up to 10", 12},
     };
     for (size_t t = 0; t < sizeof hand / sizeof hand[0]; t++) {
         poslab_config_default(&cfg);
@@ -636,6 +705,8 @@ static void test_option_table(void) {
         case 8: cfg.offset_b = 1025; break;
         case 9: cfg.heads = 5; break;
         case 10: cfg.heads = 0; break;
+        case 11: cfg.rtol = INFINITY; break;
+        case 12: cfg.weight_std = 0; break;
         }
         msg[0] = 0;
         CHECK(poslab_config_check(&cfg, msg, sizeof msg) == POSLAB_ERR_INPUT && !strcmp(msg, hand[t].want),

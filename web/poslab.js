@@ -159,7 +159,8 @@ function optionText(row, value) {
       return checkText(key, sweepText(value));
     default:
       if (typeof value === 'number' || typeof value === 'string') return checkText(key, String(value));
-      throw new Error(`${key}: ${JSON.stringify(value)} is not a number; allowed: a number`);
+      throw new Error(`${key}: ${JSON.stringify(value)} is not ${row.kind === 'choice' ? `a ${row.name}` : 'a number'}; ` +
+                      `allowed: ${row.allowed}`);
   }
 }
 

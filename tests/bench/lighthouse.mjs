@@ -141,7 +141,7 @@ export function lighthouseMarkdown(rows) {
   // Issue 15's target, judged on the site as a host serves it.
   const host = rows[0];
   const short = CATEGORIES.filter(([id]) => host.scores[id] < 100);
-  lines.push('', `Target of issue 15, 100 in all four categories as a static host serves the site: ` +
+  lines.push('', `Target: 100 in all four categories as a static host serves the site: ` +
     (short.length ? `**misses** (${short.map(([id, name]) => `${name} ${host.scores[id]}`).join(', ')}).` : 'holds.'));
   const failing = [...new Set(rows.flatMap((r) => r.failing))];
   if (failing.length) lines.push('', `Audits below a full score outside performance: ${failing.join('; ')}.`);

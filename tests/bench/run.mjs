@@ -1,5 +1,5 @@
 // run.mjs - `make bench`: every contestant on every workload in one run, and
-// the table in tests/bench/results.md (printed as well). run.sh calls it after
+// the tables in docs/benchmarks.md (printed as well). run.sh calls it after
 // the native build and the site are built; README.md in this folder says
 // what each part measures.
 //
@@ -12,10 +12,10 @@
 // same NumPy on OpenBLAS) and plain JavaScript (plain.js). NumPy and plain JS
 // check their numbers against the core's before they are timed. --quick runs
 // every step once or twice, to try the script, not to measure, and writes
-// build/bench-quick.md instead of results.md.
+// build/bench-quick.md instead of docs/benchmarks.md.
 //
-// If the README has the lines <!-- bench:begin --> and <!-- bench:end -->,
-// the table replaces what is between them.
+// README.md at the top keeps a five-line summary of these tables, written
+// by hand from them (it names the machine and the date).
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, readdirSync, statSync, existsSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -231,7 +231,9 @@ const blasName = (info) => (info.openblas_core
 out('# poslab benchmarks');
 out();
 out(`Written by \`make bench\` on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC` +
-    `${quick ? ' (**--quick: smoke run, numbers not meaningful**)' : ''}.`);
+    `${quick ? ' (**--quick: smoke run, numbers not meaningful**)' : ''}. ` +
+    'The checkpoint benchmarks, which `make bench` does not run, are in ' +
+    '[benchmarks-checkpoint.md](benchmarks-checkpoint.md).');
 out();
 table(['machine', ''], [
   ['CPU', `${machine.cpu} (${machine.family}), ${machine.mhz} MHz, ${machine.simd}`],
@@ -419,7 +421,7 @@ out('Measured with the Performance API inside the page (tests/bench/browser.mjs)
 out();
 for (const line of browserMarkdown(page)) out(line);
 out();
-out('### Transformer blocks in the page (issue 14)');
+out('### Transformer blocks in the page');
 out();
 out('The transformer has no shortcut through a slider step: every magnitude is a new run of every block. A run ' +
     'expected to take over 8 ms goes to a worker (web/run_worker.js); a state with other draws (other words, d, ' +
@@ -523,7 +525,7 @@ targets.push(['first render of the verdicts under 300 ms (painted)', verdict(per
               `${num(percentile(page.first, 50), 3)} ms, p95 ${num(percentile(page.first, 95), 3)} ms; the same HTML and CSS ` +
               `without the script first paints at median ${num(percentile(page.staticPage, 50), 3)} ms, a page of one line at ` +
               `${num(percentile(page.blankPage, 50), 3)} ms`]);
-out('## Targets of issue 6 measured here');
+out('## Targets of the core and the page, measured here');
 out();
 table(['target', 'verdict', 'measured'], targets);
 
@@ -545,7 +547,7 @@ for (const row of page.transformer) {
   issue14Targets.push([`final verdicts within one run + 100 ms, ${row.label}${cpu}`, verdict(late.every((x) => x <= 100)),
     `after the last step: ${each('latency')} ms; one run in the worker: ${each('runMs')} ms`]);
 }
-out('## Targets of issue 14 measured here');
+out('## Targets of the transformer, measured here');
 out();
 table(['target', 'verdict', 'measured'], issue14Targets);
 out('NumPy and plain JS agreed with the core before timing: ' +
@@ -572,15 +574,5 @@ out();
 
 const md = lines.join('\n') + '\n';
 // a --quick run must not overwrite the measured table
-writeFileSync(quick ? path.join(root, 'build/bench-quick.md') : path.join(here, 'results.md'), md);
+writeFileSync(quick ? path.join(root, 'build/bench-quick.md') : path.join(root, 'docs', 'benchmarks.md'), md);
 process.stdout.write(md);
-
-const readme = path.join(root, 'README.md');
-const text = readFileSync(readme, 'utf8');
-const begin = '<!-- bench:begin -->', end = '<!-- bench:end -->';
-if (!quick && text.includes(begin) && text.includes(end)) {
-  const body = md.replace(/^# .*\n\n/, '').replace(/^(#+) /gm, '#$1 ');
-  writeFileSync(readme, text.slice(0, text.indexOf(begin) + begin.length) + '\n' + body +
-                text.slice(text.indexOf(end)));
-  progress('README.md updated between the bench markers');
-}

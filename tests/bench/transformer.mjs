@@ -161,7 +161,7 @@ export function transformerMarkdown(results) {
   const table = (head, rows) => markdownTable(head, rows).forEach((line) => out(line));
   const W = TRANSFORMER_WORKLOADS;
   const haveOpenblas = W.every((w) => results[w.id].openblas);
-  out('## Transformer blocks (issue 14), ms');
+  out('## Transformer blocks, ms');
   out();
   table(['workload', 'words', 'd', 'blocks', 'heads', 'weights', 'flops of one forward pass, both sentences'],
     W.map((w) => [w.label, w.n, w.d, w.layers, w.heads, `${num(w.layers * 12 * w.d * w.d * 8 / 1e6)} MB`,

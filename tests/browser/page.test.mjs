@@ -589,7 +589,7 @@ test('bad input shows a message beside the field and keeps the last result', asy
     assert.equal(await page.getAttribute(selector, 'aria-invalid'), 'true');
     assert.deepEqual(await table(page), good, 'the last valid result stays');
   };
-  await expectRefused('#scale-text', 'abc', /"abc" is out of range; allowed: a finite number from 0 to 1e6/);
+  await expectRefused('#scale-text', 'abc', /"abc" is not a number; allowed: a finite number from 0 to 1e6/);
   await expectRefused('#scale-text', '-1', /"-1" is out of range/);
   await expectRefused('#scale-text', '1e7', /allowed/);
   await type(page, '#scale-text', '0.5');
@@ -606,9 +606,9 @@ test('bad input shows a message beside the field and keeps the last result', asy
 
   await page.click('details.advanced summary');
   await expectRefused('#dim', '0', /"0" is out of range; allowed: an integer from 1 to 512/);
-  await expectRefused('#dim', '2.5', /integer/);
+  await expectRefused('#dim', '2.5', /"2.5" is not an integer; allowed: an integer from 1 to 512/);
   await expectRefused('#seed', '-1', /allowed: an integer from 0 to 4294967295/);
-  await expectRefused('#rtol', 'nan', /allowed/);
+  await expectRefused('#rtol', 'nan', /"nan" is not a finite number; allowed/);
   // Leaving a refused field keeps the text and its message.
   await page.focus('#sentence-b');
   assert.equal(await page.inputValue('#rtol'), 'nan');

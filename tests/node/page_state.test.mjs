@@ -185,7 +185,7 @@ test('typed text is checked by the core, in its words', async () => {
   const model = new Model(lab, form);
   const state = defaultState();
   assert.deepEqual(model.tryField(state, 'scale', ' 1e-3 '), { value: 0.001 });
-  assert.deepEqual(model.tryField(state, 'scale', 'abc'), { message: '"abc" is out of range; allowed: a finite number from 0 to 1e6' });
+  assert.deepEqual(model.tryField(state, 'scale', 'abc'), { message: '"abc" is not a number; allowed: a finite number from 0 to 1e6' });
   assert.deepEqual(model.tryField(state, 'dim', '0'), { message: '"0" is out of range; allowed: an integer from 1 to 512' });
   assert.deepEqual(model.tryField(state, 'a', 'alice paid bob'), { value: 'alice paid bob' });
   assert.match(model.tryField(state, 'b', '').message, /has no words/);

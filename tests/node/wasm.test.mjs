@@ -135,6 +135,11 @@ test('invalid config throws the CLI\'s words and the lab stays usable', () => {
     [{ heads: 9 }, ['--heads', '9']],
     [{ heads: 4 }, ['--heads', '4']],
     [{ dim: 8, heads: 3 }, ['--dim', '8', '--heads', '3']],
+    [{ scale: Infinity }, ['--scale', 'Infinity']],
+    [{ weight_std: NaN }, ['--weight-std', 'NaN']],
+    [{ offset_a: 1.5 }, ['--offset-a', '1.5']],
+    [{ dim: 'abc' }, ['--dim', 'abc']],
+    [{ causal: 'maybe' }, ['--causal=maybe']],
   ];
   for (const [config, args] of cases) {
     const cli = spawnSync(CLI, args, { encoding: 'utf8' });
@@ -152,7 +157,12 @@ test('invalid config throws the CLI\'s words and the lab stays usable', () => {
   assert.throws(() => lab.run({ sentence_a: ['dog', 'big dog'] }), /sentence_a: word 2/);
   assert.throws(() => lab.run({ causal: 'yes' }), /causal: "yes"/);
   assert.throws(() => lab.run({ sentence_a: 'dog \uD800 bites' }), /sentence_a: contains a lone UTF-16 surrogate/);
-  assert.throws(() => lab.run({ scale: '0x10' }), /scale: "0x10" is out of range/);
+  assert.throws(() => lab.run({ scale: '0x10' }), /scale: "0x10" is not a number; allowed: a finite number from 0 to 1e6/);
+  assert.throws(() => lab.run({ scale: 'abc' }), /scale: "abc" is not a number;/);
+  assert.throws(() => lab.run({ weight_std: NaN }), /weight_std: "NaN" is not a finite number;/);
+  assert.throws(() => lab.run({ offset_a: 1.5 }), /offset_a: "1.5" is not an integer;/);
+  assert.throws(() => lab.run({ scale: -1 }), /scale: "-1" is out of range;/);
+  assert.throws(() => lab.run({ dim: true }), /dim: true is not a number; allowed: an integer from 1 to 512/);
   assert.throws(() => lab.run({ sentence_a: 'dog\0x bites man' }), /sentence_a: contains a NUL character/);
   assert.throws(() => lab.run({ dim: '6\0' }), /dim: contains a NUL character/);
   assert.throws(() => lab.run({ sweep: { lo: 0, hi: 1, count: 3 } }), /sweep: "0:1:3" is not a valid sweep/);
