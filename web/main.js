@@ -17,7 +17,7 @@ import { createTourMemory } from './browser/tour_memory.js';
 import { createSweeper } from './browser/sweeper.js';
 import { track, laterStyles } from './browser/loading.js';
 import { createPage, afterPaint, nextTask } from './page.js';
-import { TYPED, showFailure } from './views/controls.js';
+import { TYPED, showFailure, buildSchemeChoices } from './views/controls.js';
 import { readView, applyView } from './views/embed.js';
 import { createPermutation, createBaseline } from './views/permutation.js';
 import { createExport } from './views/export.js';
@@ -143,6 +143,7 @@ function startWorker(name, options) {
 async function start() {
   const view = readView(window.location.search);
   applyView(view);
+  buildSchemeChoices(document);
   let lab;
   try {
     lab = await createLab();

@@ -12,7 +12,7 @@
 import { sig, ROUNDING_LEVEL } from '../app/format.js';
 import { TOUR_STEPS } from './tour_length.js';
 import { wordsOf } from '../app/state.js';
-import { SCHEME_LABELS } from './schemes.js';
+import { SCHEME_LABELS, appliesTo } from './schemes.js';
 import { arrangement, SEES } from './distances.js';
 
 // Steps set the lab up from the module's own sentences and settings, the
@@ -133,11 +133,11 @@ function shiftTest(state, form, scheme) {
     positions: true, scheme, scale: form.defaultScale(scheme),
   });
 }
-const SCHEMES = Object.keys(SCHEME_LABELS);
-// Every scheme at its default magnitude on the lab as it is: "Random
-// stand-in 0 of 5, Sinusoidal 0 of 5, ...", and each one's tally.
+// Every scheme the model takes, at its default magnitude on the lab as it
+// is: "Random stand-in 0 of 5, Sinusoidal 0 of 5, ...", and each one's tally.
 function everyScheme(ctx) {
-  const runs = SCHEMES.map((scheme) => ({ scheme, ...tally(ctx.verdict({ scheme, scale: ctx.form.defaultScale(scheme) })) }));
+  const schemes = Object.keys(SCHEME_LABELS).filter((scheme) => appliesTo(scheme, ctx.state.model));
+  const runs = schemes.map((scheme) => ({ scheme, ...tally(ctx.verdict({ scheme, scale: ctx.form.defaultScale(scheme) })) }));
   return { runs, text: runs.map((r) => `${SCHEME_LABELS[r.scheme]} ${r.same} of ${r.paired}`).join(', ') };
 }
 
