@@ -8,7 +8,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { SITE, serveDir, launch } from './harness.mjs';
+import { ROOT, SITE, serveDir, launch } from './harness.mjs';
+
+const { QUICK_CHART_MS } = await import(`${ROOT}web/app/model.js`);
 
 let server;
 let origin;
@@ -66,11 +68,18 @@ test('on a slow device the sweeps go to the worker, and the page\'s thread compu
   await context.close();
 });
 
-test('at full speed the module\'s three words are swept on the page, with the keystroke', async () => {
+test('at full speed the module\'s three words are swept on the page, with the keystroke', async (t) => {
   const { page, context } = await open(1, '#pos=1');
   await type(page, 'dog bites woman');
-  const { page: here, worker } = await page.evaluate(() => window.poslabDebug.sweeps());
-  assert.ok(here >= 2, `the opening sweep and the keystroke's on the page (${here})`);
-  assert.equal(worker, 0);
+  const { page: here, worker, calibration } = await page.evaluate(() => window.poslabDebug.sweeps());
+  // model.js's sweepWork for 3 words a sentence, d 6, 1 head: a machine so
+  // busy that even this looks long sends it to the worker, rightly
+  const expected = (3 ** 2 + 3 ** 2) * (6 + 16) * calibration.msPerWork;
+  if (expected >= QUICK_CHART_MS) {
+    t.skip(`the calibration found this thread ${calibration.slower.toFixed(0)} times slower than the reference machine`);
+  } else {
+    assert.ok(here >= 2, `the opening sweep and the keystroke's on the page (${here}), expected to take ${expected} ms`);
+    assert.equal(worker, 0);
+  }
   await context.close();
 });

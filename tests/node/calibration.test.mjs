@@ -49,6 +49,8 @@ test('a fast device: the small sweeps and runs stay with the keystroke', () => {
   assert.equal(model.chartDataIsQuick(B), true);
   assert.equal(model.runIsQuick(D), true);
   assert.equal(model.chartDataIsQuick(at(64, 512, { scheme: 'rope', heads: 8 })), false, '(c) still goes to the worker');
+  // without positions the core computes one point for the whole sweep
+  assert.equal(model.chartDataIsQuick(at(64, 512, { scheme: 'rope', heads: 8, positions: false })), true);
 });
 
 test('the sweep worker\'s own speed decides its coarse curve; the page\'s thread keeps its figure', () => {

@@ -68,8 +68,10 @@ const REFERENCE_MS_PER_WORK = 8e-5;
 // The chart's work for a state, and what a unit of it costs: the head's
 // sweep shares its projections across magnitudes (sweepWork); the
 // transformer's is one run per magnitude.
+// Without positions nothing depends on the magnitude, and the core computes
+// one point of the head's sweep for all.
 const chartWork = (state, count = SWEEP.count) => (isTransformer(state) ? count * runWork(state)
-  : sweepWork(state) * (count / SWEEP.count));
+  : sweepWork(state) * ((state.positions === false ? 1 : count) / SWEEP.count));
 
 // A small map that forgets its oldest entries.
 class Cache {
