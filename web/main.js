@@ -167,7 +167,7 @@ async function start() {
       // the transformer's runs in the worker: {asked, finished, dropped}
       transformerRuns: () => page.runStats(),
       // where the chart's sweeps were computed, and what calibrate() measured
-      sweeps: () => ({ page: model.sweepsHere, worker: model.sweepsOffThread, calibration }) });
+      sweeps: () => ({ ...model.swept, calibration }) });
   }
   const tourMemory = createTourMemory(TOUR_STEPS);
   const tour = tourSteps();

@@ -38,7 +38,7 @@ test('a slow device: every sweep and transformer run leaves the page\'s thread',
   assert.ok(figures.slower > 100, `the device is ${figures.slower} times slower than the reference`);
   for (const state of [A, B]) assert.equal(model.chartDataIsQuick(state), false, state.a);
   assert.equal(model.runIsQuick(D), false, 'a (d)-sized transformer run goes to the worker');
-  assert.equal(model.wantsCoarse(B, 'worker'), true, 'and a long sweep shows its coarse curve first');
+  assert.equal(model.wantsCoarse(B, true), true, 'and a long sweep shows its coarse curve first');
 });
 
 test('a fast device: the small sweeps and runs stay with the keystroke', () => {
@@ -57,9 +57,9 @@ test('the sweep worker\'s own speed decides its coarse curve; the page\'s thread
   const { model, now } = deviceTaking(0.1);
   model.calibrate(now);
   const page = model.msPerWork;
-  model.learnChart(B, 5000, undefined, 'worker'); // a sweep that took 5 s in the worker
+  model.learnChart(B, 5000, undefined, true); // a sweep that took 5 s in the worker
   assert.equal(model.msPerWork, page);
-  assert.equal(model.wantsCoarse(B, 'worker'), true);
-  assert.equal(model.wantsCoarse(B, 'page'), false);
+  assert.equal(model.wantsCoarse(B, true), true);
+  assert.equal(model.wantsCoarse(B), false);
   assert.equal(model.chartDataIsQuick(B), true);
 });

@@ -9,25 +9,26 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const { createLab } = await import(`${root}build/site/poslab.js`);
-const { SCHEMES, scheme, appliesTo, choosable, SCHEME_LABELS } = await import(`${root}web/teach/schemes.js`);
+const { SCHEMES, appliesTo, choosable, SCHEME_LABELS } = await import(`${root}web/teach/schemes.js`);
 const { numpyScript } = await import(`${root}web/teach/numpy_script.js`);
+const { SCHEME_NUMPY } = await import(`${root}web/teach/scheme_numpy.js`);
 const lab = await createLab();
 const core = lab.options.schemes.map((s) => s.name);
 const models = lab.options.options.find((o) => o.name === 'model').values;
 
-// A teaching entry as the page reads it; throws on the first gap.
-function checkEntry(name, e) {
+// A teaching entry as the page reads it, with its NumPy lines; throws on the first gap.
+function checkEntry(name, e, numpy = SCHEME_NUMPY[name]) {
   assert.ok(typeof e.label === 'string' && e.label.length > 0, `${name}: a label`);
-  assert.ok(typeof e.hint === 'string' && e.hint.length > 10 && !e.hint.includes('\n'), `${name}: a one-line description`);
-  assert.ok(e.numpy, `${name}: NumPy lines`);
+  if (name !== 'none') assert.ok(typeof e.hint === 'string' && e.hint.length > 10 && !e.hint.includes('\n'), `${name}: a one-line description`);
+  assert.ok(numpy, `${name}: NumPy lines in web/teach/scheme_numpy.js`);
   if (name !== 'none') assert.ok(['absolute', 'relative'].includes(e.kind), `${name}: kind absolute or relative`);
   if (e.kind === 'absolute') {
-    assert.ok(e.numpy.input?.some((l) => /^X1 = /.test(l)) && e.numpy.input.some((l) => /^X2 = /.test(l)),
+    assert.ok(numpy.input?.some((l) => /^X1 = /.test(l)) && numpy.input.some((l) => /^X2 = /.test(l)),
       `${name}: an absolute scheme's NumPy lines add its signal to X1 and X2`);
   }
   if (e.kind === 'relative') {
-    assert.equal(typeof e.numpy.head, 'function', `${name}: a relative scheme's lines inside attention`);
-    assert.ok(e.numpy.inside && e.sees, `${name}: what it does inside attention, and what it sees`);
+    assert.equal(typeof numpy.head, 'function', `${name}: a relative scheme's lines inside attention`);
+    assert.ok(numpy.inside && e.sees, `${name}: what it does inside attention, and what it sees`);
   }
   for (const model of e.models ?? []) assert.ok(models.includes(model), `${name}: "${model}" is not a core model`);
 }
@@ -38,15 +39,16 @@ test('every scheme of the core has one teaching entry, and every entry is a core
     checkEntry(name, SCHEMES[name]);
   }
   assert.deepEqual(Object.keys(SCHEMES).filter((name) => !core.includes(name)), [], 'entries for schemes the core lacks');
+  assert.deepEqual(Object.keys(SCHEME_NUMPY).sort(), [...core].sort(), 'NumPy lines for the core\'s schemes, and only those');
   assert.deepEqual(Object.keys(SCHEME_LABELS), core.filter((name) => name !== 'none'));
-  assert.throws(() => scheme('nope'), /no teaching entry for the scheme "nope"/);
+  assert.throws(() => numpyScript({ ...lab.run({}).config, scheme: 'nope' }), /no (teaching entry|NumPy lines) for the scheme "nope"/);
 });
 
 test('an entry without its words or lines fails the check', () => {
-  assert.throws(() => checkEntry('x', { ...SCHEMES.sinusoidal, hint: '' }), /one-line description/);
-  assert.throws(() => checkEntry('x', { ...SCHEMES.rope, numpy: { ...SCHEMES.rope.numpy, head: undefined } }), /inside attention/);
-  assert.throws(() => checkEntry('x', { ...SCHEMES.random, numpy: { input: [] } }), /add its signal/);
-  assert.throws(() => checkEntry('x', { ...SCHEMES.random, models: ['checkpoint-typo'] }), /not a core model/);
+  assert.throws(() => checkEntry('x', { ...SCHEMES.sinusoidal, hint: '' }, SCHEME_NUMPY.sinusoidal), /one-line description/);
+  assert.throws(() => checkEntry('x', SCHEMES.rope, { ...SCHEME_NUMPY.rope, head: undefined }), /inside attention/);
+  assert.throws(() => checkEntry('x', SCHEMES.random, { input: [] }), /add its signal/);
+  assert.throws(() => checkEntry('x', { ...SCHEMES.random, models: ['checkpoint-typo'] }, SCHEME_NUMPY.random), /not a core model/);
 });
 
 test('a scheme can be limited to some models: the page offers it only there', () => {
@@ -69,10 +71,10 @@ test('each scheme\'s NumPy lines are the ones Copy as NumPy writes, for every mo
     for (const model of models.filter((m) => appliesTo(name, m))) {
       const config = lab.run({ scheme: name, model, heads: 2, dim: 4, layers: 1 }).config;
       const script = numpyScript(config);
-      const e = SCHEMES[name];
-      const own = [...(e.numpy.imports ?? []), ...(e.numpy.define ?? []).filter(Boolean), ...(e.numpy.settings ?? []),
-        ...(e.kind === 'relative' ? [...e.numpy.head({ q: 'q', k: 'k', h: 'h' }).before, ...e.numpy.head({ q: 'q', k: 'k', h: 'h' }).after]
-          : e.numpy.input)];
+      const e = SCHEMES[name], numpy = SCHEME_NUMPY[name];
+      const own = [...(numpy.imports ?? []), ...(numpy.define ?? []).filter(Boolean), ...(numpy.settings ?? []),
+        ...(e.kind === 'relative' ? [...numpy.head({ q: 'q', k: 'k', h: 'h' }).before, ...numpy.head({ q: 'q', k: 'k', h: 'h' }).after]
+          : numpy.input)];
       for (const line of own) assert.ok(script.includes(line), `${name}, ${model}: the script lacks ${JSON.stringify(line)}`);
     }
   }

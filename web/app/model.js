@@ -31,12 +31,11 @@ const COARSE_WORK = 1e6;
 // What calibrate() times on the page's thread: a sweep small enough to cost
 // half a millisecond on a current laptop, large enough that the core's
 // fixed costs do not hide its speed.
-const CALIBRATION = {
-  sentence_a: 'c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12', sentence_b: 'c12 c11 c10 c9 c8 c7 c6 c5 c4 c3 c2 c1',
-  dim: 32, heads: 2, scheme: 'random', scale: 0.5,
-};
-const CALIBRATION_STATE = { a: CALIBRATION.sentence_a, b: CALIBRATION.sentence_b, dim: 32, heads: 2 };
-const CALIBRATION_SWEEP = { ...SWEEP, count: 41 };
+const CALIBRATION_WORDS = Array.from({ length: 12 }, (_, i) => `c${i}`);
+const CALIBRATION = { sentence_a: CALIBRATION_WORDS.join(' '), sentence_b: [...CALIBRATION_WORDS].reverse().join(' '),
+  dim: 32, heads: 2, scheme: 'random', scale: 0.5, sweep: { ...SWEEP, count: 41 } };
+// its work in chartWork's units: two sentences of 12 words, d 32, 2 heads, 41 points
+const CALIBRATION_WORK = (2 * 12 ** 2 * (32 + 16 * 2) * 41) / SWEEP.count;
 
 // The work of a sweep grows as words² × d (both sentences' products) plus
 // words² × heads (their softmax's exponentials, each worth about 16 of the
@@ -109,26 +108,26 @@ export class Model {
     this.msPerRunWork = null; // measured by calibrate(), then on the last transformer run on this thread
     this.msPerChartRunWork = null; // on the last transformer sweep, wherever it ran
     this.offThread = null; // the request it is computing: {key, promise, onSweep}
-    this.sweepsHere = 0; // the chart's sweeps computed on this thread and in a worker (for ?debug)
-    this.sweepsOffThread = 0;
+    this.swept = { page: 0, worker: 0 }; // the chart's sweeps computed on this thread and in a worker (for ?debug)
     this.running = null; // the transformer run in the worker: {key, full, promise}
   }
 
   // What a unit of the state's chart work costs (chartWork) on this thread,
-  // or, with `where` 'worker', where the chart is computed off it (the
-  // worker's own figure if it has computed one, else this thread's: a
-  // worker runs on a core like this one); null if unknown.
-  chartMsPerWork(state, where = 'page') {
+  // or, `inWorker`, where the chart is computed off it (the worker's own
+  // figure if it has computed one, else this thread's: a worker runs on a
+  // core like this one); null if unknown.
+  chartMsPerWork(state, inWorker = false) {
     if (isTransformer(state)) return this.msPerChartRunWork ?? this.msPerRunWork ?? PRIOR_MS_PER_RUN_WORK;
-    return where === 'worker' ? this.workerMsPerWork ?? this.msPerWork : this.msPerWork;
+    return inWorker ? this.workerMsPerWork ?? this.msPerWork : this.msPerWork;
   }
 
   // Notes how long `ms` the chart's work for `state` took, on this thread
-  // or (`where` 'worker') in the sweep worker.
-  learnChart(state, ms, count = SWEEP.count, where = 'page') {
-    if (isTransformer(state)) this.msPerChartRunWork = ms / chartWork(state, count);
-    else if (where === 'worker') this.workerMsPerWork = ms / chartWork(state, count);
-    else this.msPerWork = ms / chartWork(state, count);
+  // or (`inWorker`) in the sweep worker.
+  learnChart(state, ms, count = SWEEP.count, inWorker = false) {
+    const perWork = ms / chartWork(state, count);
+    if (isTransformer(state)) this.msPerChartRunWork = perWork;
+    else if (inWorker) this.workerMsPerWork = perWork;
+    else this.msPerWork = perWork;
   }
 
   // Measures this thread's speed on a small sweep, so that what runs here
@@ -142,13 +141,14 @@ export class Model {
     // The fastest of three: the first call of a function compiles it
     // (browsers compile WebAssembly lazily), and the machine may be busy
     // for a moment.
-    const ms = Math.min(...[0, 1, 2].map(() => {
+    let ms = Infinity;
+    for (let i = 0; i < 3; i++) {
       const t0 = now();
-      this.lab.run({ ...CALIBRATION, sweep: CALIBRATION_SWEEP });
-      return now() - t0;
-    }));
+      this.lab.run(CALIBRATION);
+      ms = Math.min(ms, now() - t0);
+    }
     // a clock too coarse to see the sweep (a browser guarding against timing attacks) says little: taken as 0.1 ms
-    this.msPerWork = Math.max(ms, 0.1) / chartWork({ ...CALIBRATION_STATE, model: 'head' }, CALIBRATION_SWEEP.count);
+    this.msPerWork = Math.max(ms, 0.1) / CALIBRATION_WORK;
     const slower = this.msPerWork / REFERENCE_MS_PER_WORK;
     this.msPerRunWork = PRIOR_MS_PER_RUN_WORK * slower;
     return { msPerWork: this.msPerWork, msPerRunWork: this.msPerRunWork, slower };
@@ -275,9 +275,9 @@ export class Model {
   }
 
   // Whether the state's sweep is expected to take long enough to show a
-  // coarse curve first (`where` it is computed: 'page' or 'worker').
-  wantsCoarse(state, where = 'page') {
-    const ms = this.chartMsPerWork(state, where);
+  // coarse curve first (on this thread, or `inWorker`).
+  wantsCoarse(state, inWorker = false) {
+    const ms = this.chartMsPerWork(state, inWorker);
     return ms === null ? sweepWork(state) > COARSE_WORK : ms * chartWork(state) > COARSE_FIRST_MS;
   }
 
@@ -310,7 +310,7 @@ export class Model {
       const t0 = performance.now();
       this.sweep(state);
       this.learnChart(state, performance.now() - t0);
-      this.sweepsHere += 1;
+      this.swept.page += 1;
     }
     if (sweepOnly) return;
     this.threshold(state, state.word);
@@ -335,14 +335,14 @@ export class Model {
     if (sweep && pairs.length === 0) return Promise.resolve(); // nothing to compute
     const request = { key, onSweep: new Set([onSweep]), transformer: isTransformer(state) };
     const finished = () => { if (this.offThread === request) this.offThread = null; };
-    const coarse = !sweep && !this.coarse.get(key) && this.wantsCoarse(state, 'worker');
+    const coarse = !sweep && !this.coarse.get(key) && this.wantsCoarse(state, true);
     request.promise = call({ config: this.configOf(state), range: SWEEP, pairs, sweep, coarse }, (partial) => {
       if (partial.coarse) {
         this.coarse.set(key, partial.sweep);
       } else {
         this.sweeps.set(key, partial.sweep);
-        this.learnChart(state, partial.ms, SWEEP.count, 'worker');
-        this.sweepsOffThread += 1;
+        this.learnChart(state, partial.ms, SWEEP.count, true);
+        this.swept.worker += 1;
       }
       request.onSweep.forEach((f) => f());
     }).then((thresholds) => {

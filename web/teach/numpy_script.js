@@ -2,22 +2,35 @@
 // that reproduces a lab result with NumPy alone, in the course module's own
 // style (same seed, same draw order, same formulas), and prints the same
 // lines as the poslab CLI. No DOM here: the page and the tests share it.
-import { scheme as entry } from './schemes.js';
+import { SCHEMES } from './schemes.js';
+import { SCHEME_NUMPY } from './scheme_numpy.js';
 
 // Python literals: JSON strings and JS's shortest round-trip numbers read
 // back identically in Python.
 const py = (x) => (typeof x === 'string' ? JSON.stringify(x) : String(x));
 const pyList = (words) => `[${words.map(py).join(', ')}]`;
 
-// Each scheme's lines are its entry's in the teaching table (schemes.js).
-const lines = (scheme, part) => entry(scheme).numpy[part] ?? [];
+// A scheme's teaching entry; a name the table lacks is an error here
+// rather than "undefined" in the script.
+function entry(scheme) {
+  if (!SCHEMES[scheme]) throw new Error(`no teaching entry for the scheme "${scheme}" (web/teach/schemes.js)`);
+  return SCHEMES[scheme];
+}
+
+// Each scheme's lines are its entry's in the teaching table's NumPy part
+// (scheme_numpy.js).
+function numpyOf(scheme) {
+  if (!SCHEME_NUMPY[scheme]) throw new Error(`no NumPy lines for the scheme "${scheme}" (web/teach/scheme_numpy.js)`);
+  return SCHEME_NUMPY[scheme];
+}
+const lines = (scheme, part) => numpyOf(scheme)[part] ?? [];
 // A relative scheme works inside attention, so self_attention needs the positions.
-const inside = (scheme) => Boolean(entry(scheme).numpy.head);
+const inside = (scheme) => Boolean(numpyOf(scheme).head);
 
 // The lines that turn q, k, v into one head's output, after `scores = `
 // (`width`: the head's width; `h`: its index, as Python text).
 function headLines(scheme, causal, { q, k, v, width, h }) {
-  const around = inside(scheme) ? entry(scheme).numpy.head({ q, k, h }) : { before: [], after: [] };
+  const around = inside(scheme) ? numpyOf(scheme).head({ q, k, h }) : { before: [], after: [] };
   return [
     ...around.before,
     `scores = ${q} @ ${k}.T / np.sqrt(${width})`,
@@ -58,7 +71,7 @@ function attentionLines(scheme, causal, heads) {
 // a relative one says it works inside `where`.
 function inputLines(scheme, where) {
   const e = entry(scheme);
-  return inside(scheme) ? [`# ${e.label} leaves X alone and ${e.numpy.inside} inside ${where}`] : lines(scheme, 'input');
+  return inside(scheme) ? [`# ${e.label} leaves X alone and ${numpyOf(scheme).inside} inside ${where}`] : lines(scheme, 'input');
 }
 
 // The lines that compare out_a with out_b and print the CLI's verdicts

@@ -3,7 +3,7 @@
 // to follow, the notice about a link's unused parts, and a startup failure.
 // Written only where something changed (dom.js), since this runs on every
 // slider step.
-import { setText, setHidden, setAttr, setChecked } from './dom.js';
+import { setText, setHidden, setAttr, setChecked, el } from './dom.js';
 import { sig } from '../app/format.js';
 import { wordsOf, excerpt, divisorsOf } from '../app/state.js';
 import { SCHEMES, choosable } from '../teach/schemes.js';
@@ -28,19 +28,10 @@ const limitText = (x) => (x >= 1e5 ? x.toExponential().replace('e+', 'e') : Stri
 // model takes.
 export function buildSchemeChoices(doc) {
   const choices = Object.entries(SCHEMES).filter(([name]) => name !== 'none').map(([name, { label, hint }]) => {
-    const choice = doc.createElement('label');
-    choice.className = 'choice';
-    const radio = doc.createElement('input');
-    radio.type = 'radio';
-    radio.name = 'scheme';
-    radio.value = name;
-    const span = (className, text) => {
-      const node = doc.createElement('span');
-      node.className = className;
-      node.textContent = text;
-      return node;
-    };
-    choice.append(radio, span('choice-name', label), span('choice-hint', hint));
+    const radio = el('input');
+    Object.assign(radio, { type: 'radio', name: 'scheme', value: name });
+    const choice = el('label', 'choice');
+    choice.append(radio, el('span', 'choice-name', label), el('span', 'choice-hint', hint));
     return choice;
   });
   doc.getElementById('scheme-choices').replaceChildren(...choices);

@@ -5,14 +5,11 @@
 // screen reader hears one short live line, #verdict-status, and only when a
 // verdict flips: not every number of the table on every slider step.
 import { sig, ROUNDING_LEVEL } from '../app/format.js';
-import { SCHEMES, SCHEME_LABELS } from '../teach/schemes.js';
+import { SCHEMES } from '../teach/schemes.js';
 import { arrangement, arrangementWords, blindTo, SEES } from '../teach/distances.js';
 import { setText, el, setHidden, setAttr } from './dom.js';
 
 const quoted = (word) => `“${word}”`;
-// "RoPE and ALiBi": the relative schemes' labels.
-const RELATIVE = Object.values(SCHEMES).filter((e) => e.kind === 'relative').map((e) => e.label)
-  .join(', ').replace(/, ([^,]*)$/, ' and $1');
 
 // true / false / null as "True" / "False" / "n/a" (or other words) with an
 // icon, so colour is never the only signal. Also the permutation view's badges.
@@ -112,7 +109,7 @@ function story(result, state, wordPair) {
     return 'Positional information is off, but the causal mask lets each word look only at itself and the words ' +
       'before it, so word order still changes the outputs.';
   }
-  const scheme = SCHEME_LABELS[state.scheme];
+  const scheme = SCHEMES[state.scheme].label;
   const at = `${scheme} at magnitude ${sig(state.scale)}${state.causal ? ', with the causal mask' : ''}`;
   // Relative schemes cannot see a change that keeps every distance, at any magnitude.
   const facts = arrangement(result);
@@ -125,7 +122,7 @@ function story(result, state, wordPair) {
   }
   if (facts && facts.shift && !SEES[state.scheme]) {
     return `Positional information is on (${at}), and ${how}. ${scheme} adds a signal for where each word stands, ` +
-      `so moving the whole sentence changes every input. ${RELATIVE} see only distances: try them here.`;
+      'so moving the whole sentence changes every input. RoPE and ALiBi see only distances: try them here.';
   }
   const same = wordPair && wordPair.allclose === true;
   if (SEES[state.scheme]) {
