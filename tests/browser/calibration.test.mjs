@@ -68,7 +68,7 @@ test('on a slow device the sweeps go to the worker, and the page\'s thread compu
   await context.close();
 });
 
-test('at full speed the module\'s three words are swept on the page, with the keystroke', async (t) => {
+test('at full speed the module\'s three words are swept on the page', async (t) => {
   const { page, context } = await open(1, '#pos=1');
   await type(page, 'dog bites woman');
   const { page: here, worker, calibration } = await page.evaluate(() => window.poslabDebug.sweeps());
@@ -78,8 +78,9 @@ test('at full speed the module\'s three words are swept on the page, with the ke
   if (expected >= QUICK_CHART_MS) {
     t.skip(`the calibration found this thread ${calibration.slower.toFixed(0)} times slower than the reference machine`);
   } else {
-    assert.ok(here >= 2, `the opening sweep and the keystroke's on the page (${here}), expected to take ${expected} ms`);
-    assert.equal(worker, 0);
+    // (the keystroke's may still reach the worker when it lands while the
+    // opening's thresholds are on their way there)
+    assert.ok(here >= 1 && here + worker >= 2, `sweeps on the page ${here}, in the worker ${worker}; expected to take ${expected} ms`);
   }
   await context.close();
 });
