@@ -695,18 +695,6 @@ poslab_status poslab_config_check(const poslab_config *cfg, char *message, size_
 #endif
 }
 
-/* Press et al.'s get_slopes: for a power of two c, slope h (1-based) is
- * 2^(-8h/c); other counts take the slopes of the largest power of two
- * below and then every other slope of twice that. Every slope for up to
- * eight heads is a power of two, so pow() gives it exactly. */
-double poslab_alibi_slope(int head, int heads) {
-    if (heads < 1 || heads > POSLAB_MAX_HEADS || head < 0 || head >= heads) return NAN;
-    int c = 1;
-    while (c * 2 <= heads) c *= 2;
-    if (head < c) return pow(2.0, -8.0 * (head + 1) / c);
-    return pow(2.0, -8.0 * (2 * (head - c) + 1) / (2 * c)); /* get_slopes(2c)[0::2] */
-}
-
 const char *poslab_status_text(poslab_status status) {
     switch (status) {
     case POSLAB_OK: return "ok";

@@ -114,7 +114,7 @@ static void draw_table(poslab_lab *lab, const poslab_config *c, numpy_random *rn
             if (!row) numpy_random_fill_randn(rng, row = dest, d);
             else if (dest != row) memcpy(dest, row, (size_t)d * sizeof(double));
         }
-        if (!row) numpy_random_fill_randn(rng, lab->q, d); /* a position no sentence uses */
+        if (!row) numpy_random_skip_randn(rng, d); /* a position no sentence uses */
     }
 }
 

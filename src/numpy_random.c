@@ -75,3 +75,7 @@ double numpy_random_randn(numpy_random *r) {
 void numpy_random_fill_randn(numpy_random *r, double *out, int n) {
     for (int i = 0; i < n; i++) out[i] = numpy_random_randn(r);
 }
+
+void numpy_random_skip_randn(numpy_random *r, int n) {
+    for (int i = 0; i < n; i++) (void)numpy_random_randn(r);
+}

@@ -33,5 +33,8 @@ double numpy_random_double(numpy_random *r); /* [0, 1), 53 bits */
 double numpy_random_randn(numpy_random *r);
 /* Fills out[0..n) as np.random.randn(n) would (any shape, C order). */
 void numpy_random_fill_randn(numpy_random *r, double *out, int n);
+/* Draws n Gaussians and drops them: the state moves on exactly as after
+ * fill_randn(n), for a draw the script makes but nothing uses. */
+void numpy_random_skip_randn(numpy_random *r, int n);
 
 #endif

@@ -1,8 +1,10 @@
 /* The positional schemes' arithmetic (docs/experiment.md): the sinusoidal
- * table, RoPE's angles and rotation, ALiBi's bias; declared in attention.h.
+ * table, RoPE's angles and rotation, ALiBi's slopes and bias; declared in
+ * attention.h (the slopes, which the page shows, in poslab.h).
  * Not where a run's time goes, so the WebAssembly build compiles this file
  * for size (CMakeLists.txt), as it does compare.c. */
 #include "attention.h"
+#include "poslab.h"
 
 #include <math.h>
 
@@ -46,4 +48,16 @@ void alibi_bias(double *scores, int n, double s, double slope, int causal) {
         int visible = causal ? i + 1 : n;
         for (int j = 0; j < visible; j++) scores[(long)i * n + j] -= s * slope * fabs((double)(i - j));
     }
+}
+
+/* Press et al.'s get_slopes: for a power of two c, slope h (1-based) is
+ * 2^(-8h/c); other counts take the slopes of the largest power of two
+ * below and then every other slope of twice that. Every slope for up to
+ * eight heads is a power of two, so pow() gives it exactly. */
+double poslab_alibi_slope(int head, int heads) {
+    if (heads < 1 || heads > POSLAB_MAX_HEADS || head < 0 || head >= heads) return NAN;
+    int c = 1;
+    while (c * 2 <= heads) c *= 2;
+    if (head < c) return pow(2.0, -8.0 * (head + 1) / c);
+    return pow(2.0, -8.0 * (2 * (head - c) + 1) / (2 * c)); /* get_slopes(2c)[0::2] */
 }

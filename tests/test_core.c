@@ -45,6 +45,14 @@ static void test_numpy_random_header_values(void) {
         double got = numpy_random_randn(&r);
         CHECK(got == want[i], "seed 2 draw %d: got %.17g, NumPy gives %.17g", i, got, want[i]);
     }
+    /* A skipped draw moves the state as a kept one would, the cached second
+       half of a pair included: skipping 1 leaves a Gaussian cached, 2 none. */
+    for (int skip = 1; skip <= 2; skip++) {
+        numpy_random_seed(&r, 2);
+        numpy_random_skip_randn(&r, skip);
+        double got = numpy_random_randn(&r);
+        CHECK(got == want[skip], "seed 2 after skipping %d: got %.17g, NumPy gives %.17g", skip, got, want[skip]);
+    }
 }
 
 static void test_numpy_random_fixtures(const jvalue *rng) {

@@ -17,7 +17,7 @@ import { createTourMemory } from './browser/tour_memory.js';
 import { createSweeper } from './browser/sweeper.js';
 import { track, laterStyles } from './browser/loading.js';
 import { createPage, afterPaint, nextTask } from './page.js';
-import { TYPED, showFailure } from './views/controls.js';
+import { TYPED, showFailure, buildSchemeChoices } from './views/controls.js';
 import { readView, applyView } from './views/embed.js';
 import { createPermutation, createBaseline } from './views/permutation.js';
 import { createExport } from './views/export.js';
@@ -38,13 +38,15 @@ function wire({ store, form, model, page, tourMemory, tourActions, view }) {
       // New words: a free sweep worker starts on their sweep now, while this
       // thread works out the verdicts (each needs the words' projections: at
       // 64 words and d 512, ~50 ms done twice in parallel rather than in
-      // turn). The chart's own request then shares it. Text the core refuses
-      // fails in the worker too, and is reported in the field's own words.
+      // turn). The chart's own request then shares it, and the curves are
+      // drawn as soon as the sweep is back. Text the core refuses fails in
+      // the worker too, and is reported in the field's own words.
       const sweeper = page.sweeper();
       const lab = store.get().lab;
       if ((name === 'a' || name === 'b') && lab.model !== 'transformer' && sweeper?.available() && !model.offThreadBusy()) {
         const next = { ...lab, [name]: raw };
-        if (!model.chartDataIsQuick(next)) model.chartDataOffThread(next, sweeper.call).catch(() => {});
+        const onSweep = () => page.render(store.get());
+        if (!model.chartDataIsQuick(next)) model.chartDataOffThread(next, sweeper.call, { onSweep }).catch(() => {});
       }
       go(update.typed, name, raw, model.tryField(store.get().lab, name, raw));
     });
@@ -143,6 +145,7 @@ function startWorker(name, options) {
 async function start() {
   const view = readView(window.location.search);
   applyView(view);
+  buildSchemeChoices(document);
   let lab;
   try {
     lab = await createLab();
@@ -153,13 +156,18 @@ async function start() {
   }
   const form = createStateForm(lab.options, { tourSteps: TOUR_STEPS });
   const model = new Model(lab, form);
+  // This device's speed, before the first verdict (a millisecond or two on a
+  // current laptop; the lab's next run then prepares the page's own words).
+  const calibration = model.calibrate();
   // ?debug lets a test watch the size of the WebAssembly memory and the
   // heap's bytes in use (numbers; the heap itself stays inside poslab.js),
   // and count the transformer's runs.
   if (new URLSearchParams(window.location.search).has('debug')) {
     window.poslabDebug = Object.freeze({ memoryBytes: () => lab.memoryBytes(), heapBytesInUse: () => lab.heapBytesInUse(),
       // the transformer's runs in the worker: {asked, finished, dropped}
-      transformerRuns: () => page.runStats() });
+      transformerRuns: () => page.runStats(),
+      // where the chart's sweeps were computed, and what calibrate() measured
+      sweeps: () => ({ ...model.swept, calibration }) });
   }
   const tourMemory = createTourMemory(TOUR_STEPS);
   const tour = tourSteps();

@@ -13,26 +13,49 @@
 // after it in the same way; and until the first curve for the new words,
 // which for a long sweep is a coarse one (a tenth of the magnitudes)
 // drawn before the rest.
+import { readFileSync } from 'node:fs';
 import { SITE, serveDir, launch } from '../browser/harness.mjs';
 
 const words = (n) => Array.from({ length: n }, (_, i) => `w${String(i + 1).padStart(2, '0')}`);
-const hashOf = (n, d, scheme = 'random', heads = 1) => `#a=${words(n).join('+')}&b=${words(n).reverse().join('+')}` +
+export const hashOf = (n, d, scheme = 'random', heads = 1) => `#a=${words(n).join('+')}&b=${words(n).reverse().join('+')}` +
   `&pos=${scheme === 'none' ? 0 : 1}&scheme=${scheme === 'none' ? 'random' : scheme}` +
   `&scale=${scheme === 'random' ? 0.5 : 1}&dim=${d}&heads=${heads}&word=0`;
 
 // Chromium's CPU throttling (what DevTools' "2x slowdown" sets) stands for
 // a machine half as fast: the pool's older 2 GHz EPYCs measured about that.
-// It is set per page, before the page loads, so its start-up is slowed too.
-// Chromium cannot throttle a worker ("Operation is only supported for pages,
-// not workers"), and an unthrottled sweep worker would make a slow machine
-// look fast; so under throttling the worker is refused and the page computes
-// the chart on its own, throttled thread (as it does where workers fail).
+// The targets are judged under THROTTLE; SLOWER is reported beside it, for
+// the school laptop slower still. It is set per page, before the page
+// loads, so its start-up (and its calibration) is slowed too.
 export const THROTTLE = 2;
-async function openPage(context, url, throttle) {
+export const SLOWER = 4;
+// Chromium cannot throttle a worker ("Operation is only supported for
+// pages, not workers"), and an unthrottled sweep worker would make a slow
+// machine look fast; so under throttling the page gets a sweep worker
+// slowed by the same factor: before each message it sends, it spins for
+// (rate - 1) times the time it has been busy since its last one (its start,
+// or the request it took up when idle).
+const SWEEP_WORKER = readFileSync(`${SITE}/sweep_worker.js`, 'utf8');
+export const slowedWorker = (rate) => `{
+  const post = self.postMessage.bind(self);
+  let busySince = performance.now(), open = 0;
+  self.postMessage = (message) => {
+    const until = performance.now() + ${rate - 1} * (performance.now() - busySince);
+    while (performance.now() < until);
+    post(message);
+    if (message && ('result' in message || 'error' in message || 'stale' in message || 'broken' in message)) open -= 1;
+    busySince = performance.now();
+  };
+  self.addEventListener('message', () => { if (open++ === 0) busySince = performance.now(); });
+}
+${SWEEP_WORKER}`;
+export async function openPage(context, url, throttle, { worker = true } = {}) {
   const page = await context.newPage();
   if (throttle > 1) {
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: throttle });
+    await page.route('**/sweep_worker.js', (route) => (worker
+      ? route.fulfill({ contentType: 'text/javascript', body: slowedWorker(throttle) }) : route.abort()));
+  } else if (!worker) {
     await page.route('**/sweep_worker.js', (route) => route.abort());
   }
   await page.goto(url);
@@ -81,7 +104,7 @@ async function sliderSteps(page, count) {
 // every sample is a new sentence), timed until the chart.draw() that draws
 // the new sweep returns (the page's chart instance is wrapped to note when,
 // after forcing layout).
-async function keystrokes(page, count) {
+export async function keystrokes(page, count) {
   return page.evaluate(async (count) => {
     const input = document.getElementById('sentence-a');
     const chart = window.Chart.getChart(document.querySelector('canvas'));
@@ -217,6 +240,27 @@ export function transformerMarkdown(rows) {
 }
 const SCHEMES = ['none', 'random', 'sinusoidal', 'rope', 'alibi'];
 
+// Every scheme with 1 and 8 heads, under THROTTLE (what the targets are
+// judged on) and SLOWER, one round each to keep `make bench` short.
+export async function everyScheme(context, origin, { quick = false, throttles = [THROTTLE, SLOWER], workloads = WORKLOADS } = {}) {
+  const schemes = [];
+  for (const throttle of throttles) {
+    for (const [label, n, d] of workloads) {
+      for (const scheme of SCHEMES) {
+        for (const heads of [1, 8]) {
+          const page = await openPage(context, `${origin}/?debug${hashOf(n, d, scheme, heads)}`, throttle);
+          const slider = await sliderSteps(page, quick ? 10 : 100);
+          const { times: keys, firsts } = await keystrokes(page, quick ? 2 : (n > 32 ? 15 : 60));
+          const where = await page.evaluate(() => window.poslabDebug.sweeps());
+          schemes.push({ label, throttle, scheme, heads, slider, keys, firsts, where });
+          await page.close();
+        }
+      }
+    }
+  }
+  return schemes;
+}
+
 export async function browserBench({ quick = false } = {}) {
   const { server, origin } = await serveDir(SITE);
   const browser = await launch();
@@ -227,7 +271,7 @@ export async function browserBench({ quick = false } = {}) {
     // is reported and the targets are judged on their median. The module's
     // stand-in with one head, at full speed and under THROTTLE.
     const rows = [];
-    for (const throttle of [1, THROTTLE]) {
+    for (const throttle of [1, THROTTLE, SLOWER]) {
       const these = WORKLOADS.map(([label, n, d]) => ({ label, n, d, throttle, slider: [], keys: [], firsts: [], rounds: [] }));
       for (let round = 0; round < (quick ? 1 : ROUNDS); round++) {
         for (const row of these) {
@@ -243,20 +287,7 @@ export async function browserBench({ quick = false } = {}) {
       }
       rows.push(...these);
     }
-    // Every scheme with 1 and 8 heads, under THROTTLE only (what the
-    // targets are judged on), one round each to keep `make bench` short.
-    const schemes = [];
-    for (const [label, n, d] of WORKLOADS) {
-      for (const scheme of SCHEMES) {
-        for (const heads of [1, 8]) {
-          const page = await openPage(context, `${origin}/${hashOf(n, d, scheme, heads)}`, THROTTLE);
-          const slider = await sliderSteps(page, quick ? 10 : 100);
-          const { times: keys, firsts } = await keystrokes(page, quick ? 2 : (n > 32 ? 15 : 60));
-          schemes.push({ label, scheme, heads, slider, keys, firsts });
-          await page.close();
-        }
-      }
-    }
+    const schemes = await everyScheme(context, origin, { quick });
     // The moment the verdict text first appears (a MutationObserver), and
     // when it is first painted (Element Timing on the word card's text).
     await context.addInitScript(() => {
@@ -320,6 +351,26 @@ export async function browserBench({ quick = false } = {}) {
   }
 }
 
+// The every-scheme rows; `where`: the sweeps computed on the page's thread
+// and in the worker, and the calibration's figure (how many times slower
+// than the reference machine this page found its thread).
+export function schemesMarkdown(schemes) {
+  const f = (x) => (x < 10 ? x.toFixed(2) : x.toFixed(0));
+  const lines = ['', `Every scheme with 1 and 8 heads, CPU ${THROTTLE}x and ${SLOWER}x slower (one round each; none is ` +
+    'positions off). "Sweeps" says where the page computed the chart\'s sweeps, after its calibration found its ' +
+    'thread the given factor slower than the reference machine:', '',
+    '| workload | CPU | scheme | heads | slider step median | slider step p95 | first curve median | first curve p95 | ' +
+    'full curve median | full curve p95 | sweeps: page / worker (calibration) | samples |',
+    '|:---|:---|:---|---:|---:|---:|---:|---:|---:|---:|:---|---:|'];
+  for (const { label, throttle, scheme, heads, slider, keys, firsts, where } of schemes) {
+    lines.push(`| ${label} | ${throttle}x slower | ${scheme} | ${heads} | ${f(percentile(slider, 50))} | ${f(percentile(slider, 95))} | ` +
+      `${f(percentile(firsts, 50))} | ${f(percentile(firsts, 95))} | ` +
+      `${f(percentile(keys, 50))} | ${f(percentile(keys, 95))} | ${where.page} / ${where.worker} (${f(where.calibration.slower)}×) | ` +
+      `${slider.length} slider, ${keys.length} keys |`);
+  }
+  return lines;
+}
+
 export function browserMarkdown({ rows, schemes, first, painted, staticPage, blankPage }) {
   const f = (x) => (x < 10 ? x.toFixed(2) : x.toFixed(0));
   const p95s = (round) => rows[0].rounds.length > 1 ? ` (rounds: ${round.map(f).join(', ')})` : '';
@@ -335,14 +386,7 @@ export function browserMarkdown({ rows, schemes, first, painted, staticPage, bla
   }
   lines.push('', 'Medians are over all samples; each p95 is the median of the rounds\' p95s (a round: a fresh page ' +
     'and its equal share of the samples).');
-  lines.push('', `Every scheme with 1 and 8 heads, CPU ${THROTTLE}x slower (one round each; none is positions off):`, '',
-    '| workload | scheme | heads | slider step median | slider step p95 | first curve median | first curve p95 | full curve median | full curve p95 | samples |',
-    '|:---|:---|---:|---:|---:|---:|---:|---:|---:|---:|');
-  for (const { label, scheme, heads, slider, keys, firsts } of schemes) {
-    lines.push(`| ${label} | ${scheme} | ${heads} | ${f(percentile(slider, 50))} | ${f(percentile(slider, 95))} | ` +
-      `${f(percentile(firsts, 50))} | ${f(percentile(firsts, 95))} | ` +
-      `${f(percentile(keys, 50))} | ${f(percentile(keys, 95))} | ${slider.length} slider, ${keys.length} keys |`);
-  }
+  lines.push(...schemesMarkdown(schemes));
   const m = (xs) => f(percentile(xs, 50));
   lines.push('', `First render of the verdicts (default page, local server, from navigation start): the verdict text ` +
     `is in the page at median ${m(first)} ms (p95 ${f(percentile(first, 95))} ms) and painted at median ${m(painted)} ms, ` +
@@ -352,7 +396,17 @@ export function browserMarkdown({ rows, schemes, first, painted, staticPage, bla
   return lines;
 }
 
-if (process.argv[1] === new URL(import.meta.url).pathname && process.argv.includes('--transformer')) {
+if (process.argv[1] === new URL(import.meta.url).pathname && process.argv.includes('--schemes')) {
+  // only the every-scheme rows: node tests/bench/browser.mjs --schemes [--quick] [--b]
+  const { server, origin } = await serveDir(SITE);
+  const browser = await launch();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const workloads = process.argv.includes('--b') ? WORKLOADS.slice(0, 1) : WORKLOADS;
+  const rows = await everyScheme(context, origin, { quick: process.argv.includes('--quick'), workloads });
+  console.log(schemesMarkdown(rows).join('\n'));
+  await browser.close();
+  server.close();
+} else if (process.argv[1] === new URL(import.meta.url).pathname && process.argv.includes('--transformer')) {
   // only the transformer's rows: node tests/bench/browser.mjs --transformer [--quick]
   const { server, origin } = await serveDir(SITE);
   const browser = await launch();

@@ -22,7 +22,7 @@ import { gzipSync } from 'node:zlib';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { browserBench, browserMarkdown, transformerMarkdown as pageTransformerMarkdown, percentile, roundP95 } from './browser.mjs';
+import { browserBench, browserMarkdown, transformerMarkdown as pageTransformerMarkdown, percentile, roundP95, THROTTLE, SLOWER } from './browser.mjs';
 import { simdBench, simdMarkdown } from './simd.mjs';
 import { markdownTable } from './markdown.mjs';
 import { lighthouseBench, lighthouseMarkdown } from './lighthouse.mjs';
@@ -412,9 +412,11 @@ out('Measured with the Performance API inside the page (tests/bench/browser.mjs)
     'forced at the end. A keystroke changes a word, so the sweep is recomputed too: it is timed until the ' +
     'chart.draw() that draws the new sweep returns, layout forced after it ("full curve"), and until the first ' +
     'curve for the new words is drawn ("first curve"): a sweep expected to take over 60 ms shows a coarse curve ' +
-    '(one magnitude per power of ten, a tenth of the work) first, saying so in the caption. Under CPU throttling ' +
-    'the sweep worker is refused, since Chromium cannot throttle workers, and the page computes the chart on ' +
-    'its own throttled thread. Chromium runs headless with ' +
+    '(one magnitude per power of ten, a tenth of the work) first, saying so in the caption. At start the page ' +
+    'times a small sweep on its own thread and from then on sends every sweep it expects to take over 5 ms to ' +
+    'the sweep worker. Chromium cannot throttle workers, so under CPU throttling the page gets a sweep worker ' +
+    'slowed by the same factor (before each message it sends, it spins for the rate less one times the time ' +
+    'it has been busy). Chromium runs headless with ' +
     'software rendering (--disable-gpu), which makes canvas drawing and the first paint slower than on a desktop, ' +
     'and without the omnibox popup that headless Chromium otherwise loads in a renderer of its own for every new ' +
     'page (tests/browser/harness.mjs says why).');
@@ -485,38 +487,44 @@ const worstSlope = Math.max(...slopes.map(([, , e]) => e));
 targets.push(['sweep point O(words² × d), not O(words × d²)', verdict(worstSlope < 1.5),
               `largest fitted growth exponent in d ${num(worstSlope, 2)} (1 linear, 2 quadratic)`]);
 const wasmBytes = sizes[0][1].bytes;
-targets.push(['WebAssembly module under 50 KB', verdict(wasmBytes > 0 && wasmBytes < 50 * 1024),
+targets.push(['WebAssembly module under 50 KiB (51,200 bytes)', verdict(wasmBytes > 0 && wasmBytes < 50 * 1024),
               `${bytes(wasmBytes)} bytes (${num(wasmBytes / 1024, 3)} KiB)`]);
-targets.push(['whole page under 300 KB', verdict(pageTotal.bytes < 300 * 1024),
+targets.push(['whole page under 300 KiB (307,200 bytes)', verdict(pageTotal.bytes < 300 * 1024),
               `${bytes(pageTotal.bytes)} bytes (${num(pageTotal.bytes / 1024, 3)} KiB); ` +
               `Chart.js alone ${bytes(chartBytes)}`]);
-// The page's targets (issue 6), at full speed and, as issue 13 asks, under
-// Chromium's CPU throttling, which stands for a machine half as fast.
-const keyBudget = (label) => (label.startsWith('(c)') ? 250 : 16);
+// The page's targets, at full speed and under Chromium's CPU throttling at
+// THROTTLE (a machine half as fast); SLOWER's figures are reported beside
+// them, not judged. A keystroke is judged as its target is written,
+// "verdicts and redrawn chart": on the full curve for the new words; the
+// first curve, coarse for a long sweep, is reported with it.
+const keyBudget = (label) => (label.startsWith('(c)') ? 500 : 16);
+const judged = (throttle) => throttle <= THROTTLE;
+const judge = (throttle, ok) => (judged(throttle) ? verdict(ok) : `reported (${throttle}x: ${ok ? 'would hold' : 'would miss'})`);
 for (const row of page.rows) {
   const each = (what) => row.rounds.map((r) => num(r[what], 3)).join(', ');
   const slider = roundP95(row, 'slider');
   const keys = roundP95(row, 'keys');
   const firsts = roundP95(row, 'firsts');
   const cpu = row.throttle > 1 ? `, CPU ${row.throttle}x slower` : '';
-  targets.push([`slider step p95 under 16 ms, ${row.label}${cpu}`, verdict(slider < 16),
+  targets.push([`slider step p95 under 16 ms, ${row.label}${cpu}`, judge(row.throttle, slider < 16),
                 `p95 ${num(slider, 3)} ms (median of rounds: ${each('slider')})`]);
-  // Judged on the first curve for the new words: a long sweep draws a
-  // coarse one first (README: "The page in headless Chromium").
-  targets.push([`keystroke p95 under ${keyBudget(row.label)} ms (first curve), ${row.label}${cpu}`,
-                verdict(firsts < keyBudget(row.label)), `first curve p95 ${num(firsts, 3)} ms (median of rounds: ` +
-                `${each('firsts')}); full curve p95 ${num(keys, 3)} ms (median of rounds: ${each('keys')})`]);
+  targets.push([`keystroke p95 under ${keyBudget(row.label)} ms (verdicts and the full redrawn curve), ${row.label}${cpu}`,
+                judge(row.throttle, keys < keyBudget(row.label)), `full curve p95 ${num(keys, 3)} ms (median of rounds: ` +
+                `${each('keys')}); first curve p95 ${num(firsts, 3)} ms (median of rounds: ${each('firsts')})`]);
 }
-for (const [label] of [['(b)'], ['(c)']]) {
-  const these = page.schemes.filter((r) => r.label.startsWith(label));
-  const worst = (what) => these.reduce((w, r) => (percentile(r[what], 95) > percentile(w[what], 95) ? r : w));
-  const s = worst('slider'), k = worst('firsts'), full = worst('keys');
-  const name = (r) => `${r.scheme}, ${r.heads} head${r.heads > 1 ? 's' : ''}`;
-  targets.push([`every scheme, 1 and 8 heads, ${these[0].label}, CPU ${page.rows.at(-1).throttle}x slower: slider p95 under 16 ms, ` +
-                `keystroke p95 (first curve) under ${keyBudget(these[0].label)} ms`,
-                verdict(percentile(s.slider, 95) < 16 && percentile(k.firsts, 95) < keyBudget(these[0].label)),
-                `slowest: slider p95 ${num(percentile(s.slider, 95), 3)} ms (${name(s)}), keystroke p95 to the first curve ` +
-                `${num(percentile(k.firsts, 95), 3)} ms (${name(k)}), to the full curve ${num(percentile(full.keys, 95), 3)} ms (${name(full)})`]);
+for (const throttle of [THROTTLE, SLOWER]) {
+  for (const [label] of [['(b)'], ['(c)']]) {
+    const these = page.schemes.filter((r) => r.label.startsWith(label) && r.throttle === throttle);
+    if (!these.length) continue;
+    const worst = (what) => these.reduce((w, r) => (percentile(r[what], 95) > percentile(w[what], 95) ? r : w));
+    const s = worst('slider'), k = worst('keys'), first = worst('firsts');
+    const name = (r) => `${r.scheme}, ${r.heads} head${r.heads > 1 ? 's' : ''}`;
+    targets.push([`every scheme, 1 and 8 heads, ${these[0].label}, CPU ${throttle}x slower: slider p95 under 16 ms, ` +
+                  `keystroke p95 (full curve) under ${keyBudget(these[0].label)} ms`,
+                  judge(throttle, percentile(s.slider, 95) < 16 && percentile(k.keys, 95) < keyBudget(these[0].label)),
+                  `slowest: slider p95 ${num(percentile(s.slider, 95), 3)} ms (${name(s)}), keystroke p95 to the full curve ` +
+                  `${num(percentile(k.keys, 95), 3)} ms (${name(k)}), to the first curve ${num(percentile(first.firsts, 95), 3)} ms (${name(first)})`]);
+  }
 }
 // Judged on the paint: a verdict in the DOM that is not yet on the screen
 // has not been rendered for anyone.

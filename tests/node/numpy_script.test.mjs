@@ -78,6 +78,18 @@ function parseBlocks(text) {
   });
 }
 
+// A scheme new to the core has a state here, for every model it applies to.
+test('the states cover every scheme of the core on every model it applies to', async () => {
+  const { appliesTo } = await import(`${root}web/teach/schemes.js`);
+  const models = lab.options.options.find((o) => o.name === 'model').values;
+  for (const { name } of lab.options.schemes) {
+    for (const model of models.filter((m) => appliesTo(name, m))) {
+      assert.ok(STATES.some((s) => (s.scheme ?? 'random') === name && (s.model ?? 'head') === model),
+        `no NumPy case for the scheme ${name} with the model ${model}`);
+    }
+  }
+});
+
 const maxAbs = (m) => Math.max(...m.flat().map(Math.abs));
 
 for (const state of STATES) {

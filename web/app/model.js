@@ -22,10 +22,20 @@ const wellFormed = (s) => (typeof s.toWellFormed === 'function' ? s.toWellFormed
 // verdicts on a machine half as fast as a current laptop.
 export const QUICK_CHART_MS = 5;
 // A sweep expected to take longer than this shows a coarse curve first
-// (COARSE_SWEEP, a tenth of the work). Before any sweep has been timed,
-// one of more than COARSE_WORK words² × d is expected to.
+// (COARSE_SWEEP, a tenth of the work). Before any sweep has been timed or
+// the thread calibrated, one of more than COARSE_WORK words² × d is
+// expected to.
 export const COARSE_FIRST_MS = 60;
 const COARSE_WORK = 1e6;
+
+// What calibrate() times on the page's thread: a sweep small enough to cost
+// half a millisecond on a current laptop, large enough that the core's
+// fixed costs do not hide its speed.
+const CALIBRATION_WORDS = Array.from({ length: 12 }, (_, i) => `c${i}`);
+const CALIBRATION = { sentence_a: CALIBRATION_WORDS.join(' '), sentence_b: [...CALIBRATION_WORDS].reverse().join(' '),
+  dim: 32, heads: 2, scheme: 'random', scale: 0.5, sweep: { ...SWEEP, count: 41 } };
+// its work in chartWork's units: two sentences of 12 words, d 32, 2 heads, 41 points
+const CALIBRATION_WORK = (2 * 12 ** 2 * (32 + 16 * 2) * 41) / SWEEP.count;
 
 // The work of a sweep grows as words² × d (both sentences' products) plus
 // words² × heads (their softmax's exponentials, each worth about 16 of the
@@ -47,15 +57,20 @@ const runWork = (state) => state.layers * [state.a, state.b].reduce((sum, text) 
 // slider step or keystroke, on the page's thread (16 words, d 64, 4 blocks:
 // about 5 ms); a longer one goes to a worker and never blocks the page.
 export const QUICK_RUN_MS = 8;
-// What a multiply-add of the transformer costs here before any run on this
-// thread has been timed (about 0.25 ns on a 2.6 GHz EPYC at d 512, three
-// times that at d 64): large ones then start in the worker.
+// What a multiply-add of the transformer costs before any run on this
+// thread has been timed, on a 2.6 GHz EPYC (about 0.25 ns at d 512, three
+// times that at d 64): large ones then start in the worker. calibrate()
+// scales it by how much slower or faster this device's sweep is than
+// REFERENCE_MS_PER_WORK, what the same machine measures there.
 const PRIOR_MS_PER_RUN_WORK = 5e-7;
+const REFERENCE_MS_PER_WORK = 8e-5;
 // The chart's work for a state, and what a unit of it costs: the head's
 // sweep shares its projections across magnitudes (sweepWork); the
 // transformer's is one run per magnitude.
+// Without positions nothing depends on the magnitude, and the core computes
+// one point of the head's sweep for all.
 const chartWork = (state, count = SWEEP.count) => (isTransformer(state) ? count * runWork(state)
-  : sweepWork(state) * (count / SWEEP.count));
+  : sweepWork(state) * ((state.positions === false ? 1 : count) / SWEEP.count));
 
 // A small map that forgets its oldest entries.
 class Cache {
@@ -85,22 +100,58 @@ export class Model {
     this.sweeps = new Cache(8); // switching positions off and on again is free
     this.coarse = new Cache(4); // first curves of long sweeps, until the sweep itself is cached
     this.thresholds = new Cache(64);
-    this.msPerWork = null; // measured on the last chart data computed (the head's)
-    this.msPerRunWork = null; // measured on the last transformer run on this thread
+    // What a unit of a head's chart work costs on this thread (calibrate(),
+    // then each sweep computed here) and in the sweep worker (each sweep it
+    // computed); null until known.
+    this.msPerWork = null;
+    this.workerMsPerWork = null;
+    this.msPerRunWork = null; // measured by calibrate(), then on the last transformer run on this thread
     this.msPerChartRunWork = null; // on the last transformer sweep, wherever it ran
     this.offThread = null; // the request it is computing: {key, promise, onSweep}
+    this.swept = { page: 0, worker: 0 }; // the chart's sweeps computed on this thread and in a worker (for ?debug)
     this.running = null; // the transformer run in the worker: {key, full, promise}
   }
 
-  // What a unit of the state's chart work costs (chartWork), or null if unknown.
-  chartMsPerWork(state) {
-    return isTransformer(state) ? this.msPerChartRunWork ?? PRIOR_MS_PER_RUN_WORK : this.msPerWork;
+  // What a unit of the state's chart work costs (chartWork) on this thread,
+  // or, `inWorker`, where the chart is computed off it (the worker's own
+  // figure if it has computed one, else this thread's: a worker runs on a
+  // core like this one); null if unknown.
+  chartMsPerWork(state, inWorker = false) {
+    if (isTransformer(state)) return this.msPerChartRunWork ?? this.msPerRunWork ?? PRIOR_MS_PER_RUN_WORK;
+    return inWorker ? this.workerMsPerWork ?? this.msPerWork : this.msPerWork;
   }
 
-  // Notes how long `ms` the chart's work for `state` took.
-  learnChart(state, ms, count = SWEEP.count) {
-    if (isTransformer(state)) this.msPerChartRunWork = ms / chartWork(state, count);
-    else this.msPerWork = ms / chartWork(state, count);
+  // Notes how long `ms` the chart's work for `state` took, on this thread
+  // or (`inWorker`) in the sweep worker.
+  learnChart(state, ms, count = SWEEP.count, inWorker = false) {
+    const perWork = ms / chartWork(state, count);
+    if (isTransformer(state)) this.msPerChartRunWork = perWork;
+    else if (inWorker) this.workerMsPerWork = perWork;
+    else this.msPerWork = perWork;
+  }
+
+  // Measures this thread's speed on a small sweep, so that what runs here
+  // and what goes to a worker is decided by this device's speed from the
+  // first keystroke on, not by estimates made on another machine: on a
+  // slow device every sweep but the smallest goes to the worker, and this
+  // thread draws. The transformer's estimate is scaled by the same factor
+  // until a run here is timed. `now`: the clock (a test can pass its own).
+  // Returns the figures.
+  calibrate(now = () => performance.now()) {
+    // The fastest of three: the first call of a function compiles it
+    // (browsers compile WebAssembly lazily), and the machine may be busy
+    // for a moment.
+    let ms = Infinity;
+    for (let i = 0; i < 3; i++) {
+      const t0 = now();
+      this.lab.run(CALIBRATION);
+      ms = Math.min(ms, now() - t0);
+    }
+    // a clock too coarse to see the sweep (a browser guarding against timing attacks) says little: taken as 0.1 ms
+    this.msPerWork = Math.max(ms, 0.1) / CALIBRATION_WORK;
+    const slower = this.msPerWork / REFERENCE_MS_PER_WORK;
+    this.msPerRunWork = PRIOR_MS_PER_RUN_WORK * slower;
+    return { msPerWork: this.msPerWork, msPerRunWork: this.msPerRunWork, slower };
   }
 
   // The lab's config for a state (positions off: the scheme "none").
@@ -224,9 +275,9 @@ export class Model {
   }
 
   // Whether the state's sweep is expected to take long enough to show a
-  // coarse curve first.
-  wantsCoarse(state) {
-    const ms = this.chartMsPerWork(state);
+  // coarse curve first (on this thread, or `inWorker`).
+  wantsCoarse(state, inWorker = false) {
+    const ms = this.chartMsPerWork(state, inWorker);
     return ms === null ? sweepWork(state) > COARSE_WORK : ms * chartWork(state) > COARSE_FIRST_MS;
   }
 
@@ -259,6 +310,7 @@ export class Model {
       const t0 = performance.now();
       this.sweep(state);
       this.learnChart(state, performance.now() - t0);
+      this.swept.page += 1;
     }
     if (sweepOnly) return;
     this.threshold(state, state.word);
@@ -283,13 +335,14 @@ export class Model {
     if (sweep && pairs.length === 0) return Promise.resolve(); // nothing to compute
     const request = { key, onSweep: new Set([onSweep]), transformer: isTransformer(state) };
     const finished = () => { if (this.offThread === request) this.offThread = null; };
-    const coarse = !sweep && !this.coarse.get(key) && this.wantsCoarse(state);
+    const coarse = !sweep && !this.coarse.get(key) && this.wantsCoarse(state, true);
     request.promise = call({ config: this.configOf(state), range: SWEEP, pairs, sweep, coarse }, (partial) => {
       if (partial.coarse) {
         this.coarse.set(key, partial.sweep);
       } else {
         this.sweeps.set(key, partial.sweep);
-        this.learnChart(state, partial.ms);
+        this.learnChart(state, partial.ms, SWEEP.count, true);
+        this.swept.worker += 1;
       }
       request.onSweep.forEach((f) => f());
     }).then((thresholds) => {

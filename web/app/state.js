@@ -270,6 +270,7 @@ export function createStateForm(core, { tourSteps }) {
     viewProperties,
     property: (name) => byName.get(name),
     limits,
+    schemes: core.schemes,
     tourSteps,
     defaultScale,
     sentenceProblem,

@@ -104,4 +104,4 @@ const markup = html.replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1>/g, '');
 const leftOver = markup.match(/\s(?:src|href)="(?!data:|#|https?:|\.\/")[^"]*"/);
 if (leftOver) throw new Error(`single_file: a reference to another file is left: ${leftOver[0]}`);
 writeFileSync(out, html);
-console.log(`poslab: ${out} holds the whole lab in one file (${Math.round(html.length / 1024)} KB)`);
+console.log(`poslab: ${out} holds the whole lab in one file (${Math.round(html.length / 1024)} KiB)`);

@@ -4,6 +4,7 @@
 // they cannot tell the sentences apart, however strong the signal. Read
 // from the core's pairing (result.pairs) and where each sentence starts
 // (result.config); no DOM.
+import { SCHEMES } from './schemes.js';
 
 // How B's words stand compared with A's, for a result whose B is a
 // reordering of A (null otherwise):
@@ -34,8 +35,9 @@ export function arrangement(result) {
 // reversal shows through it even where ALiBi cannot.
 export function blindTo(scheme, facts, causal) {
   if (!facts) return false;
-  if (facts.shift !== null) return scheme === 'rope' || scheme === 'alibi' || facts.shift === 0;
-  return scheme === 'alibi' && facts.distances && !causal;
+  const relative = SCHEMES[scheme]?.kind === 'relative';
+  if (facts.shift !== null) return relative || facts.shift === 0;
+  return relative && SCHEMES[scheme].seesOrder === false && facts.distances && !causal;
 }
 
 const positions = (k) => `${Math.abs(k)} position${Math.abs(k) === 1 ? '' : 's'}`;
@@ -51,8 +53,5 @@ export function arrangementWords(facts) {
   return 'some pairs of words stand at other distances in B than in A';
 }
 
-// What each relative scheme sees, in a student's words.
-export const SEES = {
-  rope: 'only how far apart two words stand and which one comes first',
-  alibi: 'only how far apart two words stand, not which one comes first',
-};
+// What each relative scheme sees, in a student's words (its teaching entry's).
+export const SEES = Object.fromEntries(Object.entries(SCHEMES).filter(([, e]) => e.sees).map(([name, e]) => [name, e.sees]));

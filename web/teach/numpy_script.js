@@ -2,89 +2,39 @@
 // that reproduces a lab result with NumPy alone, in the course module's own
 // style (same seed, same draw order, same formulas), and prints the same
 // lines as the poslab CLI. No DOM here: the page and the tests share it.
+import { SCHEMES } from './schemes.js';
+import { SCHEME_NUMPY } from './scheme_numpy.js';
 
 // Python literals: JSON strings and JS's shortest round-trip numbers read
 // back identically in Python.
 const py = (x) => (typeof x === 'string' ? JSON.stringify(x) : String(x));
 const pyList = (words) => `[${words.map(py).join(', ')}]`;
 
-// Per scheme: functions to define up front, and lines that add the
-// positional signal once X1 and X2 exist (after Wq, Wk, Wv are drawn).
-// pa and pb hold each word's position (where its sentence starts + index).
-const SCHEMES = {
-  none: {
-    define: [],
-    apply: ['# no positional information: X1 and X2 hold the same rows in another order'],
-  },
-  random: {
-    define: [],
-    apply: [
-      "# the module's stand-in positional signal: one random row per position",
-      'table = np.random.randn(max(offset_a + len(X1), offset_b + len(X2)), d)',
-      'X1 = X1 + scale * table[pa]',
-      'X2 = X2 + scale * table[pb]',
-    ],
-  },
-  sinusoidal: {
-    define: [
-      'def sinusoidal(p, d):  # Vaswani et al. 2017, section 3.5, at positions p',
-      '    j = np.arange(d)[None, :]',
-      '    angle = p[:, None] / np.power(10000.0, 2 * (j // 2) / d)',
-      '    return np.where(j % 2 == 0, np.sin(angle), np.cos(angle))',
-      '',
-    ],
-    apply: [
-      '# sinusoidal encoding times the scale',
-      'X1 = X1 + scale * sinusoidal(pa, d)',
-      'X2 = X2 + scale * sinusoidal(pb, d)',
-    ],
-  },
-  rope: {
-    define: [
-      'def rope(M, p):  # Su et al. 2021: rotate column pairs by the angle of position p',
-      '    M = M.copy()',
-      '    w = M.shape[1]',
-      '    for i in range(w // 2):',
-      '        theta = (scale * p) * np.power(10000.0, -2 * i / w)',
-      '        a, b = M[:, 2 * i].copy(), M[:, 2 * i + 1].copy()',
-      '        M[:, 2 * i] = a * np.cos(theta) - b * np.sin(theta)',
-      '        M[:, 2 * i + 1] = a * np.sin(theta) + b * np.cos(theta)',
-      '    return M',
-      '',
-    ],
-    apply: ['# RoPE leaves X alone and rotates Q and K inside self_attention'],
-  },
-  alibi: {
-    define: [
-      'def get_slopes(n):  # Press et al. 2022, their reference code: one slope per head',
-      '    def get_slopes_power_of_2(n):',
-      '        start = 2 ** (-2 ** -(math.log2(n) - 3))',
-      '        ratio = start',
-      '        return [start * ratio ** i for i in range(n)]',
-      '    if math.log2(n).is_integer():',
-      '        return get_slopes_power_of_2(n)',
-      '    closest_power_of_2 = 2 ** math.floor(math.log2(n))',
-      '    return (get_slopes_power_of_2(closest_power_of_2)',
-      '            + get_slopes(2 * closest_power_of_2)[0::2][:n - closest_power_of_2])',
-      '',
-    ],
-    apply: ['# ALiBi leaves X alone and lowers the scores by distance inside self_attention'],
-  },
-};
+// A scheme's teaching entry; a name the table lacks is an error here
+// rather than "undefined" in the script.
+function entry(scheme) {
+  if (!SCHEMES[scheme]) throw new Error(`no teaching entry for the scheme "${scheme}" (web/teach/schemes.js)`);
+  return SCHEMES[scheme];
+}
 
-// RoPE and ALiBi work inside attention, so self_attention needs the positions.
-const inside = (scheme) => scheme === 'rope' || scheme === 'alibi';
-const additive = (scheme) => scheme === 'random' || scheme === 'sinusoidal';
+// Each scheme's lines are its entry's in the teaching table's NumPy part
+// (scheme_numpy.js).
+function numpyOf(scheme) {
+  if (!SCHEME_NUMPY[scheme]) throw new Error(`no NumPy lines for the scheme "${scheme}" (web/teach/scheme_numpy.js)`);
+  return SCHEME_NUMPY[scheme];
+}
+const lines = (scheme, part) => numpyOf(scheme)[part] ?? [];
+// A relative scheme works inside attention, so self_attention needs the positions.
+const inside = (scheme) => Boolean(numpyOf(scheme).head);
 
 // The lines that turn q, k, v into one head's output, after `scores = `
 // (`width`: the head's width; `h`: its index, as Python text).
 function headLines(scheme, causal, { q, k, v, width, h }) {
+  const around = inside(scheme) ? numpyOf(scheme).head({ q, k, h }) : { before: [], after: [] };
   return [
-    ...(scheme === 'rope' ? [`${q}, ${k} = rope(${q}, p), rope(${k}, p)`] : []),
+    ...around.before,
     `scores = ${q} @ ${k}.T / np.sqrt(${width})`,
-    ...(scheme === 'alibi'
-      ? [`scores = scores - scale * slopes[${h}] * np.abs(p[:, None] - p[None, :])  # further apart, lower score`]
-      : []),
+    ...around.after,
     ...(causal ? ['scores[np.triu_indices(len(X), k=1)] = -np.inf  # causal mask: no peeking ahead'] : []),
   ];
 }
@@ -115,6 +65,13 @@ function attentionLines(scheme, causal, heads) {
     '    return np.concatenate(out, axis=1)  # no output projection, as in the module',
     '',
   ];
+}
+
+// The lines after X1 and X2 are drawn: an absolute scheme adds its signal,
+// a relative one says it works inside `where`.
+function inputLines(scheme, where) {
+  const e = entry(scheme);
+  return inside(scheme) ? [`# ${e.label} leaves X alone and ${numpyOf(scheme).inside} inside ${where}`] : lines(scheme, 'input');
 }
 
 // The lines that compare out_a with out_b and print the CLI's verdicts
@@ -151,7 +108,7 @@ function prelude(title, link, scheme) {
   return [
     title,
     ...(link ? [`# The same view in the lab: ${link}`] : []),
-    ...(scheme === 'alibi' ? ['import math'] : []),
+    ...lines(scheme, 'imports'),
     'import numpy as np',
     '',
     'def softmax(x):',
@@ -177,7 +134,7 @@ function settingLines(config, more = []) {
     '# each word\'s position: where its sentence starts, plus its index',
     'pa = offset_a + np.arange(len(sentence_a))',
     'pb = offset_b + np.arange(len(sentence_b))',
-    ...(scheme === 'alibi' ? ['slopes = get_slopes(heads)'] : []),
+    ...lines(scheme, 'settings'),
     '',
   ];
 }
@@ -190,7 +147,7 @@ export function numpyScript(config, { link = '' } = {}) {
   const call = (X, positions) => `self_attention(${X}, Wq, Wk, Wv${inside(scheme) ? `, ${positions}` : ''})`;
   return [
     ...prelude('# Reproduces a poslab result with NumPy alone.', link, scheme),
-    ...SCHEMES[scheme].define,
+    ...lines(scheme, 'define'),
     ...attentionLines(scheme, causal, heads),
     ...settingLines(config),
     '# draw order: one vector per new word (A, then B), then Wq, Wk, Wv',
@@ -203,7 +160,7 @@ export function numpyScript(config, { link = '' } = {}) {
     'X1 = np.array([vocab[w] for w in sentence_a])',
     'X2 = np.array([vocab[w] for w in sentence_b])',
     '',
-    ...SCHEMES[scheme].apply,
+    ...inputLines(scheme, 'self_attention'),
     '',
     `out_a, out_b = ${call('X1', 'pa')}, ${call('X2', 'pb')}`,
     '',
@@ -227,7 +184,7 @@ function transformerScript(config, { link }) {
     'def gelu(x):  # the tanh form GPT-2 uses',
     '    return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))',
     '',
-    ...SCHEMES[scheme].define,
+    ...lines(scheme, 'define'),
     'def attention(X, Wq, Wk, Wv, p):  # the heads side by side, each with d/heads columns',
     '    Q, K, V = X @ Wq, X @ Wk, X @ Wv',
     '    w = d // heads',
@@ -267,9 +224,8 @@ function transformerScript(config, { link }) {
     'X1 = np.array([vocab[w] for w in sentence_a])',
     'X2 = np.array([vocab[w] for w in sentence_b])',
     '',
-    ...(inside(scheme) ? [`# ${scheme === 'rope' ? 'RoPE rotates Q and K' : 'ALiBi lowers the scores'} inside every block's attention`]
-      : SCHEMES[scheme].apply),
-    ...(additive(scheme) ? ['# (once, before the first block, as GPT-2 adds its position table)'] : []),
+    ...inputLines(scheme, "every block's attention"),
+    ...(entry(scheme).kind === 'absolute' ? ['# (once, before the first block, as GPT-2 adds its position table)'] : []),
     '',
     '(out_a, stream_a), (out_b, stream_b) = transformer(X1, pa), transformer(X2, pb)',
     '',

@@ -12,7 +12,7 @@
 import { sig, ROUNDING_LEVEL } from '../app/format.js';
 import { TOUR_STEPS } from './tour_length.js';
 import { wordsOf } from '../app/state.js';
-import { SCHEME_LABELS } from './schemes.js';
+import { SCHEMES, appliesTo } from './schemes.js';
 import { arrangement, SEES } from './distances.js';
 
 // Steps set the lab up from the module's own sentences and settings, the
@@ -133,12 +133,12 @@ function shiftTest(state, form, scheme) {
     positions: true, scheme, scale: form.defaultScale(scheme),
   });
 }
-const SCHEMES = Object.keys(SCHEME_LABELS);
-// Every scheme at its default magnitude on the lab as it is: "Random
-// stand-in 0 of 5, Sinusoidal 0 of 5, ...", and each one's tally.
+// Every scheme the model takes, at its default magnitude on the lab as it
+// is: "Random stand-in 0 of 5, Sinusoidal 0 of 5, ...", and each one's tally.
 function everyScheme(ctx) {
-  const runs = SCHEMES.map((scheme) => ({ scheme, ...tally(ctx.verdict({ scheme, scale: ctx.form.defaultScale(scheme) })) }));
-  return { runs, text: runs.map((r) => `${SCHEME_LABELS[r.scheme]} ${r.same} of ${r.paired}`).join(', ') };
+  const schemes = Object.keys(SCHEMES).filter((scheme) => scheme !== 'none' && appliesTo(scheme, ctx.state.model));
+  const runs = schemes.map((scheme) => ({ scheme, ...tally(ctx.verdict({ scheme, scale: ctx.form.defaultScale(scheme) })) }));
+  return { runs, text: runs.map((r) => `${SCHEMES[r.scheme].label} ${r.same} of ${r.paired}`).join(', ') };
 }
 
 // The pair that is not a reversal: cat and mouse swap, "the" stays put.
@@ -323,16 +323,16 @@ export const STEPS = [
       const later = state.offsetB - state.offsetA;
       return 'Sentence B is the very same sentence as A, but it starts ' +
         `${later} position${Math.abs(later) === 1 ? '' : 's'} later, as if it came after other text ` +
-        `(the fields under the sentences say where each starts). ${SCHEME_LABELS[state.scheme]} is on.`;
+        `(the fields under the sentences say where each starts). ${SCHEMES[state.scheme].label} is on.`;
     },
-    question: ({ state }) => `Same words, same order, only further along. With ${SCHEME_LABELS[state.scheme]}, ` +
+    question: ({ state }) => `Same words, same order, only further along. With ${SCHEMES[state.scheme].label}, ` +
       'will every word come out identical?',
     choices: [{ label: 'All identical', value: true }, { label: 'Some differ', value: false }],
     answer: ({ result }) => tally(result).all,
     reveal(ctx) {
       const { result, state } = ctx;
       const every = everyScheme(ctx);
-      const lines = [`With ${SCHEME_LABELS[state.scheme]}: ${tally(result).text}`,
+      const lines = [`With ${SCHEMES[state.scheme].label}: ${tally(result).text}`,
         `The same test with each kind of signal (words that say True): ${every.text}.`];
       const by = Object.fromEntries(every.runs.map((r) => [r.scheme, r.all]));
       if (by.rope && by.alibi && !by.random && !by.sinusoidal) {

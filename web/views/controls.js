@@ -3,9 +3,10 @@
 // to follow, the notice about a link's unused parts, and a startup failure.
 // Written only where something changed (dom.js), since this runs on every
 // slider step.
-import { setText, setHidden, setAttr, setChecked } from './dom.js';
+import { setText, setHidden, setAttr, setChecked, el } from './dom.js';
 import { sig } from '../app/format.js';
 import { wordsOf, excerpt, divisorsOf } from '../app/state.js';
+import { SCHEMES, choosable } from '../teach/schemes.js';
 
 // Typed fields: state property -> input id (its message has id `${id}-error`).
 export const TYPED = {
@@ -20,6 +21,21 @@ const orList = (items) => (items.length < 2 ? items.join('') : `${items.slice(0,
 
 // How the page writes a limit: 1000000 as "1e6", as the fields take it.
 const limitText = (x) => (x >= 1e5 ? x.toExponential().replace('e+', 'e') : String(x));
+
+// One radio button per scheme of the teaching table ("none" is the
+// positions switch), built before the lab has started so that the page
+// does not move when it has; render() shows those the core has and the
+// model takes.
+export function buildSchemeChoices(doc) {
+  const choices = Object.entries(SCHEMES).filter(([name]) => name !== 'none').map(([name, { label, hint }]) => {
+    const radio = el('input');
+    Object.assign(radio, { type: 'radio', name: 'scheme', value: name });
+    const choice = el('label', 'choice');
+    choice.append(radio, el('span', 'choice-name', label), el('span', 'choice-hint', hint));
+    return choice;
+  });
+  doc.getElementById('scheme-choices').replaceChildren(...choices);
+}
 
 export function createControls(doc, form) {
   const $ = (id) => doc.getElementById(id);
@@ -79,7 +95,11 @@ export function createControls(doc, form) {
     setChecked($('causal'), lab.causal);
     setText($('causal-state'), lab.causal ? 'on' : 'off');
     doc.documentElement.classList.toggle('positions-off', !lab.positions);
-    for (const radio of doc.querySelectorAll('input[name="scheme"]')) setChecked(radio, radio.value === lab.scheme);
+    const offered = choosable(form.schemes, lab.model);
+    for (const radio of doc.querySelectorAll('input[name="scheme"]')) {
+      setChecked(radio, radio.value === lab.scheme);
+      setHidden(radio.parentElement, !offered.includes(radio.value));
+    }
     for (const radio of doc.querySelectorAll('input[name="model"]')) setChecked(radio, radio.value === lab.model);
     const headModel = lab.model !== 'transformer';
     if (doc.documentElement.classList.contains('model-head') !== headModel) doc.documentElement.classList.toggle('model-head', headModel);

@@ -5,7 +5,7 @@
 // screen reader hears one short live line, #verdict-status, and only when a
 // verdict flips: not every number of the table on every slider step.
 import { sig, ROUNDING_LEVEL } from '../app/format.js';
-import { SCHEME_LABELS } from '../teach/schemes.js';
+import { SCHEMES } from '../teach/schemes.js';
 import { arrangement, arrangementWords, blindTo, SEES } from '../teach/distances.js';
 import { setText, el, setHidden, setAttr } from './dom.js';
 
@@ -109,7 +109,7 @@ function story(result, state, wordPair) {
     return 'Positional information is off, but the causal mask lets each word look only at itself and the words ' +
       'before it, so word order still changes the outputs.';
   }
-  const scheme = SCHEME_LABELS[state.scheme];
+  const scheme = SCHEMES[state.scheme].label;
   const at = `${scheme} at magnitude ${sig(state.scale)}${state.causal ? ', with the causal mask' : ''}`;
   // Relative schemes cannot see a change that keeps every distance, at any magnitude.
   const facts = arrangement(result);

@@ -7,14 +7,10 @@
 import { sig, ROUNDING_LEVEL } from '../app/format.js';
 import { el, setText, setHidden } from './dom.js';
 import { setVerdict } from './verdicts.js';
+import { SCHEMES, appliesTo } from '../teach/schemes.js';
 
-export const WHY_LABELS = {
-  none: 'No positional information',
-  random: 'Random stand-in',
-  sinusoidal: 'Sinusoidal',
-  rope: 'RoPE',
-  alibi: 'ALiBi',
-};
+// Every scheme's label, "none" included (the teaching table's).
+export const WHY_LABELS = Object.fromEntries(Object.entries(SCHEMES).map(([name, e]) => [name, e.label]));
 
 const size = (d) => (d === 0 ? '0' : d < ROUNDING_LEVEL ? `${sig(d)}, rounding` : sig(d));
 const TF = (v) => (v ? 'True' : 'False');
@@ -331,6 +327,18 @@ function shiftOnlyBlock(title, explain, says) {
   };
 }
 
+// A scheme's teaching entry as a block: its line, and the shift test read
+// as its kind predicts.
+function plainBlock({ label, hint, kind }) {
+  const relative = kind === 'relative';
+  return shiftOnlyBlock(label, `${label}: ${hint}.`, {
+    true: relative ? 'It sees only how far apart words stand, and moving the sentence keeps every distance.'
+      : 'At this magnitude its signal is too faint for np.allclose to see.',
+    false: relative ? 'So it sees more than how far apart words stand.'
+      : 'Moving the sentence changes where every word stands, and so what is added to it.',
+  });
+}
+
 // section: the <details id="why"> with #why-scheme and #why-body;
 // changed(): asks the page to render again (the panel opened, or a choice
 // in it changed).
@@ -358,6 +366,16 @@ export function createWhy(section, changed) {
     rope: ropeBlock(),
     alibi,
   };
+  // The panel's runs are the one head's: it explains the schemes that take it.
+  const explained = Object.keys(SCHEMES).filter((name) => appliesTo(name, 'head'));
+  // A scheme with no explanation of its own yet gets its teaching entry's
+  // line and the shift test.
+  for (const name of explained) blocks[name] ??= plainBlock(SCHEMES[name]);
+  select.append(...explained.map((name) => {
+    const option = el('option', '', SCHEMES[name].label);
+    option.value = name;
+    return option;
+  }));
   const wait = para('hint', 'Starting the lab for this panel…');
   body.append(wait);
   for (const block of Object.values(blocks)) {

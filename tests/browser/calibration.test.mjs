@@ -1,0 +1,86 @@
+// The page times a small sweep when it starts and decides from that where
+// the chart's sweeps are computed. Under heavy CPU throttling (Chromium
+// slows the page's thread 20 times, not its workers) the sweeps of 16 words
+// at d 64 go to the sweep worker and the page's thread computes none; at
+// full speed the module's three words are swept with the keystroke, on the
+// page. What is asserted is where the work went, not how long it took.
+// Run `make site` first.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { ROOT, SITE, serveDir, launch } from './harness.mjs';
+
+const { QUICK_CHART_MS } = await import(`${ROOT}web/app/model.js`);
+
+let server;
+let origin;
+let browser;
+
+before(async () => {
+  ({ server, origin } = await serveDir(SITE));
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+const words = (n) => Array.from({ length: n }, (_, i) => `w${String(i + 1).padStart(2, '0')}`);
+const B = `#a=${words(16).join('+')}&b=${words(16).reverse().join('+')}&pos=1&scheme=random&scale=0.5&dim=64&word=0`;
+
+// Opens `hash` with the CPU `rate` times slower and waits for the full curve.
+async function open(rate, hash) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  if (rate > 1) await (await context.newCDPSession(page)).send('Emulation.setCPUThrottlingRate', { rate });
+  await page.goto(`${origin}/?debug${hash}`);
+  await page.waitForFunction(() => {
+    const c = window.Chart && window.Chart.getChart(document.querySelector('canvas'));
+    return c && c.data.datasets[1].data.length >= 100;
+  }, null, { timeout: 120000 });
+  return { page, context };
+}
+
+// Types into sentence A and waits until the sweep for the new words is
+// computed, wherever that is.
+async function type(page, text) {
+  await page.evaluate((text) => {
+    const { page: here, worker } = window.poslabDebug.sweeps();
+    window.sweepsBefore = here + worker;
+    const input = document.getElementById('sentence-a');
+    input.value = text;
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+  }, text);
+  await page.waitForFunction(() => {
+    const { page: here, worker } = window.poslabDebug.sweeps();
+    return here + worker > window.sweepsBefore;
+  }, null, { timeout: 120000 });
+}
+
+test('on a slow device the sweeps go to the worker, and the page\'s thread computes none', async () => {
+  const { page, context } = await open(20, B);
+  await type(page, ['k01', ...words(16).slice(1)].join(' '));
+  const { page: here, worker, calibration } = await page.evaluate(() => window.poslabDebug.sweeps());
+  assert.ok(calibration.slower > 1, `calibrated ${calibration.slower} times slower than the reference under 20x throttling`);
+  assert.equal(here, 0, 'no sweep on the page\'s thread');
+  assert.ok(worker >= 2, `the opening sweep and the keystroke's in the worker (${worker})`);
+  await context.close();
+});
+
+test('at full speed the module\'s three words are swept on the page', async (t) => {
+  const { page, context } = await open(1, '#pos=1');
+  await type(page, 'dog bites woman');
+  const { page: here, worker, calibration } = await page.evaluate(() => window.poslabDebug.sweeps());
+  // model.js's sweepWork for 3 words a sentence, d 6, 1 head: a machine so
+  // busy that even this looks long sends it to the worker, rightly
+  const expected = (3 ** 2 + 3 ** 2) * (6 + 16) * calibration.msPerWork;
+  if (expected >= QUICK_CHART_MS) {
+    t.skip(`the calibration found this thread ${calibration.slower.toFixed(0)} times slower than the reference machine`);
+  } else {
+    // (the keystroke's may still reach the worker when it lands while the
+    // opening's thresholds are on their way there)
+    assert.ok(here >= 1 && here + worker >= 2, `sweeps on the page ${here}, in the worker ${worker}; expected to take ${expected} ms`);
+  }
+  await context.close();
+});
