@@ -159,7 +159,9 @@ async function start() {
   if (new URLSearchParams(window.location.search).has('debug')) {
     window.poslabDebug = Object.freeze({ memoryBytes: () => lab.memoryBytes(), heapBytesInUse: () => lab.heapBytesInUse(),
       // the transformer's runs in the worker: {asked, finished, dropped}
-      transformerRuns: () => page.runStats() });
+      transformerRuns: () => page.runStats(),
+      // every copy of the core, the workers' too: a promise of [{what, bytes, heap}]
+      wasmMemory: () => page.memory() });
   }
   const tourMemory = createTourMemory(TOUR_STEPS);
   const tour = tourSteps();
@@ -182,11 +184,8 @@ async function start() {
   });
   rememberLinkedStep();
   const tourActions = tourActionsFor({ store, form, tourMemory, tour });
-  // The transformer's workers, made when a transformer first needs them.
-  const workers = {
-    runs: () => startWorker('run_worker', { spare: true, name: 'run worker' }),
-    transformerChart: () => startWorker('run_worker', { name: 'chart worker' }),
-  };
+  // The transformer's worker, made when a transformer first needs it.
+  const workers = { runs: () => startWorker('run_worker', { spare: true, name: 'run worker' }) };
   page = createPage({ doc: document, form, model, view, tourMemory, urlSync, tourActions, store, workers });
   wire({ store, form, model, page, tourMemory, tourActions, view });
   $('startup').hidden = true;
