@@ -27,6 +27,7 @@ import { simdBench, simdMarkdown } from './simd.mjs';
 import { markdownTable } from './markdown.mjs';
 import { lighthouseBench, lighthouseMarkdown } from './lighthouse.mjs';
 import { transformerBench, transformerMarkdown, transformerTargets } from './transformer.mjs';
+import { memoryBench, memoryMarkdown, memoryTarget } from './memory.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const here = path.join(root, 'tests/bench');
@@ -435,6 +436,14 @@ out();
 for (const line of pageTransformerMarkdown(page.transformer)) out(line);
 out();
 
+// the WebAssembly memory of the page and its workers at (e), and after it (memory.mjs)
+progress('WebAssembly memory at (e) and after it (about two minutes)');
+const memory = await memoryBench();
+out('### WebAssembly memory at (e)');
+out();
+for (const line of memoryMarkdown(memory)) out(line);
+out();
+
 // what the SIMD core gains over the fallback (simd.mjs)
 for (const line of simdMarkdown(await simdBench({ quick }))) out(line);
 
@@ -529,7 +538,7 @@ table(['target', 'verdict', 'measured'], targets);
 
 // Issue 14's targets, in their own table: the core's (transformer.mjs), then
 // the page's: (d) like (b); (e) never blocks.
-const issue14Targets = [...transformerTargets(transformer)];
+const issue14Targets = [...transformerTargets(transformer), memoryTarget(memory)];
 for (const row of page.transformer) {
   const cpu = row.throttle > 1 ? `, CPU ${row.throttle}x slower` : '';
   const each = (what) => row.rounds.map((r) => num(r[what], 3)).join(', ');
