@@ -3,24 +3,12 @@
 // replaces it with the full sweep. Both the sweep worker's path and the
 // page's own (worker refused) are walked; what is read is what a student
 // sees: the caption and the chart's data table. Run `make site` first.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { SITE, serveDir, launch, openPage } from './harness.mjs';
+import { openPage, useSite } from './harness.mjs';
 
-let server;
-let origin;
-let browser;
-
-before(async () => {
-  ({ server, origin } = await serveDir(SITE));
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const site = useSite();
 
 const words = (n) => Array.from({ length: n }, (_, i) => `w${String(i + 1).padStart(2, '0')}`);
 const LONG = `/#a=${words(64).join('+')}&b=${words(64).reverse().join('+')}&pos=1&scheme=rope&scale=1&dim=512&word=0`;
@@ -39,10 +27,10 @@ function recordChart() {
 
 for (const [name, worker] of [['in the sweep worker', true], ['on the page (worker refused)', false]]) {
   test(`a long sweep draws a coarse curve first, then the full one: ${name}`, { timeout: 120000 }, async () => {
-    const context = await browser.newContext();
+    const context = await site.browser.newContext();
     await context.addInitScript(recordChart);
     if (!worker) await context.route('**/sweep_worker.js', (route) => route.abort());
-    const { page, done } = await openPage(context, origin, LONG); // waits for the full chart
+    const { page, done } = await openPage(context, site.origin, LONG); // waits for the full chart
     const states = await page.evaluate(() => window.chartStates);
     const coarse = states.find((s) => s.caption.includes('coarse'));
     assert.ok(coarse, `no coarse curve was shown; captions: ${[...new Set(states.map((s) => s.caption))].join(' | ')}`);
@@ -64,9 +52,9 @@ for (const [name, worker] of [['in the sweep worker', true], ['on the page (work
 // shows the core's figures for the final magnitude.
 test('rows out of sight catch up with the slider once it rests', { timeout: 60000 }, async () => {
   const { sig } = await import('../../web/app/format.js');
-  const context = await browser.newContext();
+  const context = await site.browser.newContext();
   const url = `/#a=${words(48).join('+')}&b=${words(48).reverse().join('+')}&pos=1&scheme=rope&scale=0.01&dim=64&word=0`;
-  const { page, done } = await openPage(context, origin, url, { width: 1280, height: 700 });
+  const { page, done } = await openPage(context, site.origin, url, { width: 1280, height: 700 });
   const during = await page.evaluate(() => {
     const slider = document.getElementById('scale-slider');
     for (const v of [-1.5, -1, -0.5, 0, 0.5]) {
@@ -104,10 +92,10 @@ test('rows out of sight catch up with the slider once it rests', { timeout: 6000
 // the end of the coarse curve, and the page's render threw). Chart.js caches
 // what chart.options resolves, so the readout is read from chart.config.
 test('the hover readout keeps its magnitude through a coarse curve and the full one', { timeout: 120000 }, async () => {
-  const context = await browser.newContext();
+  const context = await site.browser.newContext();
   await context.route('**/sweep_worker.js', (route) => route.abort());
   // 8 heads: a keystroke's sweep takes long enough for a coarse curve first
-  const { page, done } = await openPage(context, origin, `${LONG}&heads=8`);
+  const { page, done } = await openPage(context, site.origin, `${LONG}&heads=8`);
   await page.locator('#chart').scrollIntoViewIfNeeded();
   const box = await page.locator('#chart').boundingBox();
   await page.mouse.move(box.x + box.width * 0.62, box.y + box.height * 0.5);

@@ -78,15 +78,17 @@ export function launch() {
 // A test file's site and browser: before its tests, serves `dir` (the built
 // site by default; `headers`, `pages` as serveDir takes them), launches
 // Chromium and, with `context` (newContext's options), opens one browser
-// context for the file; after them, closes it all. Returns {origin,
-// browser, context}, filled in before the first test runs.
-export function useSite({ dir = SITE, headers, pages, context } = {}) {
+// context for the file, granted `permissions` on the site; after them,
+// closes it all. Returns {origin, browser, context}, filled in before the
+// first test runs.
+export function useSite({ dir = SITE, headers, pages, context, permissions } = {}) {
   const site = { origin: null, browser: null, context: null, server: null };
   before(async () => {
     await mkdir(ARTIFACTS, { recursive: true });
     ({ server: site.server, origin: site.origin } = await serveDir(dir, { headers, pages }));
     site.browser = await launch();
     if (context) site.context = await site.browser.newContext(context);
+    if (permissions) await site.context.grantPermissions(permissions, { origin: site.origin });
   });
   after(async () => {
     await site.browser?.close();

@@ -4,23 +4,11 @@
 // which reports only numbers) holds the same bytes in use: the allocator's
 // count, which a leak under the memory's high-water mark still moves, unlike
 // the memory's size, which never shrinks.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SITE, serveDir, launch, watch, settled, verdictColumn, random } from './harness.mjs';
+import { watch, settled, verdictColumn, random, useSite } from './harness.mjs';
 
-let server;
-let origin;
-let browser;
-
-before(async () => {
-  ({ server, origin } = await serveDir(SITE));
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const site = useSite();
 
 // Before any page script: count the listeners actually registered (adding
 // the same listener twice is one) per kind of target and event, on targets
@@ -81,14 +69,14 @@ const snapshot = (page) => page.evaluate(() => ({
 }));
 
 test('300+ state changes leak no listener, chart, node or WebAssembly memory', async () => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await site.browser.newContext({ viewport: { width: 1280, height: 900 } });
   await context.addInitScript(countListeners);
   const page = await context.newPage();
   page.setDefaultTimeout(10000);
-  const problems = watch(page, origin);
+  const problems = watch(page, site.origin);
   // The largest state first, so the WebAssembly memory reaches its high-water mark.
   const big = Array.from({ length: 64 }, (_, k) => `w${k}`);
-  await page.goto(`${origin}/?debug#a=${big.join('+')}&b=${big.reverse().join('+')}&dim=40&pos=1&scheme=rope`);
+  await page.goto(`${site.origin}/?debug#a=${big.join('+')}&b=${big.reverse().join('+')}&dim=40&pos=1&scheme=rope`);
   await settled(page);
   await page.click('#reset');
   await settled(page);
