@@ -161,7 +161,7 @@ async function start() {
       // the transformer's runs in the worker: {asked, finished, dropped}
       transformerRuns: () => page.runStats(),
       // every copy of the core, the workers' too: a promise of [{what, bytes, heap}]
-      wasmMemory: () => page.memory() });
+      wasmMemory: () => import('./browser/memory_report.js').then(({ wasmMemory }) => wasmMemory(page.copies())) });
   }
   const tourMemory = createTourMemory(TOUR_STEPS);
   const tour = tourSteps();

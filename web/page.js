@@ -71,19 +71,18 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   let retiring = null;
   let retiredRestarts = 0;
   function retireTransformer(lab) {
-    if (lab.model === 'transformer' || !transformerWorkers.run) {
+    if (lab.model === 'transformer') {
       clearTimeout(retiring);
       retiring = null;
-      return;
+    } else if (transformerWorkers.run) {
+      retiring ??= setTimeout(() => {
+        retiring = null;
+        if (store.get().lab.model === 'transformer') return;
+        retiredRestarts += transformerWorkers.run.restarts();
+        transformerWorkers.run.end();
+        transformerWorkers.run = null;
+      }, RETIRE_MS);
     }
-    retiring ??= setTimeout(() => {
-      retiring = null;
-      const pool = transformerWorkers.run;
-      if (store.get().lab.model === 'transformer' || !pool) return;
-      retiredRestarts += pool.restarts();
-      transformerWorkers.run = null;
-      pool.end();
-    }, RETIRE_MS);
   }
   // What the verdicts show: the last result computed, and the state it is for.
   let shown = null;
@@ -328,20 +327,8 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     runs: () => (store.get().lab.model === 'transformer' ? transformerWorker() : null),
     runStats: () => ({ ...runStats, lastMs: model.lastWorkerRunMs ?? null,
       restarts: retiredRestarts + (transformerWorkers.run?.restarts() ?? 0) }),
-    // The WebAssembly memory of every copy of the core: the page's lab, the
-    // Why panel's, and each worker's (its spares too), as
-    // [{what, bytes, heap}] (memory.buffer.byteLength, the allocator's bytes
-    // in use); for ?debug and the tests.
-    async memory() {
-      const parts = [{ what: 'page', bytes: model.lab.memoryBytes(), heap: model.lab.heapBytesInUse() }];
-      if (whyLab) parts.push({ what: 'why panel', bytes: whyLab.memoryBytes(), heap: whyLab.heapBytesInUse() });
-      const pools = [['sweep worker', sweeper], ...Object.entries(transformerWorkers).map(([which, pool]) => [`${which} worker`, pool])];
-      for (const [what, pool] of pools) {
-        for (const copy of pool ? await pool.memory() : []) {
-          parts.push({ what: copy.spare ? `${what} (spare)` : what, bytes: copy.bytes, heap: copy.heap });
-        }
-      }
-      return parts;
-    },
+    // Every copy of the core by name: the labs on this thread and the
+    // workers' pools, for ?debug's memory report (browser/memory_report.js).
+    copies: () => ({ labs: { page: model.lab, why: whyLab }, pools: { sweep: sweeper, ...transformerWorkers } }),
   };
 }

@@ -4,6 +4,7 @@
 //
 //   page -> worker  {id, request, latestOnly, yields}
 //                   {memory: n}     how much WebAssembly memory its core holds
+//                                   (browser/memory_report.js asks)
 //   worker -> page  {id, partial}   any number, before the end
 //                   {id, result}    the end
 //                   {id, error}     the core refused the request (an Error on the page)
@@ -31,7 +32,7 @@
 //
 // WebAssembly memory never shrinks: a worker whose core grew (a large
 // transformer's weights) gives its memory back only when it is ended
-// (end()), and memory() says how much every copy holds.
+// (end()); copies() lists the copies running, for memory_report.js.
 
 // The page's side. `url`: the worker's script. With `spare`, more copies
 // are started beside it and kept ready, so that restart() can drop a
@@ -42,22 +43,16 @@ export function createSweeper(url, { spare = false, name = 'sweep worker', type 
   let next = 0;
   const inFlight = new Set(); // {w, reject} of the calls not yet answered
   const started = new WeakSet(); // the workers whose copy of the core is ready
-  const asked = new Map(); // worker -> the answers memory() awaits from it, by number
-  // Ends a copy; what it was asked about its memory is answered: nothing.
+  // Ends a copy, marked so for whoever awaits an answer from it.
   const end = (w) => {
     w.terminate();
-    for (const answer of asked.get(w)?.values() ?? []) answer({ bytes: 0, heap: 0 });
-    asked.delete(w);
+    w.ended = true;
   };
   const spawn = () => {
     try {
       const w = new Worker(url, { type });
       w.addEventListener('message', ({ data }) => {
         if (data.ready) started.add(w);
-        if (data.memory !== undefined) {
-          asked.get(w)?.get(data.memory)?.({ bytes: data.bytes, heap: data.heap });
-          asked.get(w)?.delete(data.memory);
-        }
         // It began a run while a newer one was on its way to it (sent before
         // the page heard it was ready): that run is stale already. One of the
         // same `group` (the same draws) will drop it at its first step and
@@ -90,13 +85,16 @@ export function createSweeper(url, { spare = false, name = 'sweep worker', type 
   };
   refill();
 
+  // Without `why`, end(): every copy is ended, for good (the page makes a
+  // new sweeper when it needs one again); the calls they were answering
+  // reject with {stale}, or with {broken} after a failure.
   function drop(why) {
     if (!worker) return;
-    console.warn(`poslab: the page computes on its own thread: the ${name} failed (${why})`);
-    end(worker);
-    standby.forEach(end);
+    if (why) console.warn(`poslab: the page computes on its own thread: the ${name} failed (${why})`);
+    [worker, ...standby].forEach(end);
     worker = null;
     standby = [];
+    for (const call of [...inFlight]) call.reject(why ? { broken: why } : { stale: true });
   }
 
   // Stops whatever the worker is computing (a run for a state the page has
@@ -117,32 +115,6 @@ export function createSweeper(url, { spare = false, name = 'sweep worker', type 
     end(old);
     for (const call of [...inFlight]) if (call.w === old) call.reject({ stale: true });
     return true;
-  }
-
-  // Ends every copy, the spares too, for good: the calls they were
-  // answering reject with {stale}. The page makes a new sweeper when it
-  // needs one again.
-  function endAll() {
-    const all = [worker, ...standby].filter(Boolean);
-    worker = null;
-    standby = [];
-    all.forEach(end);
-    for (const call of [...inFlight]) call.reject({ stale: true });
-  }
-
-  // What each copy's core holds: [{bytes, heap, spare}], the one in use
-  // first. A copy answers between the steps of what it computes (at
-  // once when idle); one ended meanwhile answers {bytes: 0, heap: 0}.
-  let question = 0;
-  function memory() {
-    const ask = (w) => new Promise((resolve) => {
-      const n = ++question;
-      if (!asked.has(w)) asked.set(w, new Map());
-      asked.get(w).set(n, resolve);
-      w.postMessage({ memory: n });
-    });
-    return Promise.all([worker, ...standby].filter(Boolean).map((w) =>
-      ask(w).then((answer) => ({ ...answer, spare: w !== worker }))));
   }
 
   // Sends `request`; resolves with the result, calls onPartial(partial) for
@@ -179,7 +151,8 @@ export function createSweeper(url, { spare = false, name = 'sweep worker', type 
     });
   }
 
-  return { call, restart, end: endAll, memory, available: () => worker !== null, restarts: () => restarts };
+  return { call, restart, end: () => drop(), available: () => worker !== null, restarts: () => restarts,
+    copies: () => [worker, ...standby].filter(Boolean) }; // the one in use first
 }
 
 // The worker's side: `start` is a promise of what the handler needs (its
