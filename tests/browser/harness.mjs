@@ -78,10 +78,12 @@ export function launch() {
 // A test file's site and browser: before its tests, serves `dir` (the built
 // site by default; `headers`, `pages` as serveDir takes them), launches
 // Chromium and, with `context` (newContext's options), opens one browser
-// context for the file, granted `permissions` on the site; after them,
-// closes it all. Returns {origin, browser, context}, filled in before the
-// first test runs.
-export function useSite({ dir = SITE, headers, pages, context, permissions } = {}) {
+// context for the file, granted `permissions` on the site, then awaits
+// setup(site) (node:test starts a file's before() hooks together, so more
+// set-up belongs here, not in a before() of its own); after them, closes it
+// all. Returns {origin, browser, context}, filled in before the first test
+// runs.
+export function useSite({ dir = SITE, headers, pages, context, permissions, setup } = {}) {
   const site = { origin: null, browser: null, context: null, server: null };
   before(async () => {
     await mkdir(ARTIFACTS, { recursive: true });
@@ -89,6 +91,7 @@ export function useSite({ dir = SITE, headers, pages, context, permissions } = {
     site.browser = await launch();
     if (context) site.context = await site.browser.newContext(context);
     if (permissions) await site.context.grantPermissions(permissions, { origin: site.origin });
+    await setup?.(site);
   });
   after(async () => {
     await site.browser?.close();

@@ -6,7 +6,7 @@
 //    zero securitypolicyviolation events and no console error;
 //  - hundreds of random and hostile hashes, each followed by a hashchange:
 //    the page always ends in a valid state that says what it ignored.
-import { test, before } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -26,17 +26,15 @@ function readHash(hash) {
 }
 const writeHash = ({ state, view }) => toHash(state, view);
 
-const site = useSite({ headers: { 'content-security-policy': STRICT_CSP }, context: { viewport: { width: 1280, height: 900 } } });
-before(async () => {
-  // Before any page script: record every policy violation and any dialog.
-  await site.context.addInitScript(() => {
+// Before any page script: record every policy violation and any dialog.
+const site = useSite({ headers: { 'content-security-policy': STRICT_CSP }, context: { viewport: { width: 1280, height: 900 } },
+  setup: ({ context }) => context.addInitScript(() => {
     window.__violations = [];
     document.addEventListener('securitypolicyviolation', (e) => {
       window.__violations.push(`${e.violatedDirective} blocked ${e.blockedURI || '(inline)'} ` +
         `at ${e.sourceFile}:${e.lineNumber} ${String(e.sample).slice(0, 60)}`);
     });
-  });
-});
+  }) });
 
 async function open(url) {
   const page = await site.context.newPage();

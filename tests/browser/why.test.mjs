@@ -5,7 +5,7 @@
 // (-s·m·|i - j| for ALiBi). Also: nothing is computed while the panel is
 // closed, it fits 375 px in light and dark, and axe finds nothing serious
 // in it. Screenshots go to tests/artifacts/.
-import { test, before } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import axeCore from 'axe-core';
@@ -17,10 +17,8 @@ const { createWhyClaims, SHIFT, SPAN } = await import(`${ROOT}web/teach/why_clai
 const lab = await createLab();
 const why = createWhyClaims(lab);
 
+// axe is injected into the page, which its CSP would refuse
 const site = useSite({ context: { bypassCSP: true } });
-before(async () => {
-  // axe is injected into the page, which its CSP would refuse
-});
 
 const open = (url, options) => openPage(site.context, site.origin, url, options);
 
