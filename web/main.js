@@ -167,7 +167,9 @@ async function start() {
       // the transformer's runs in the worker: {asked, finished, dropped}
       transformerRuns: () => page.runStats(),
       // where the chart's sweeps were computed, and what calibrate() measured
-      sweeps: () => ({ ...model.swept, calibration }) });
+      sweeps: () => ({ ...model.swept, calibration }),
+      // every copy of the core, the workers' too: a promise of [{what, bytes, heap}]
+      wasmMemory: () => import('./browser/memory_report.js').then(({ wasmMemory }) => wasmMemory(page.copies())) });
   }
   const tourMemory = createTourMemory(TOUR_STEPS);
   const tour = tourSteps();
@@ -190,11 +192,8 @@ async function start() {
   });
   rememberLinkedStep();
   const tourActions = tourActionsFor({ store, form, tourMemory, tour });
-  // The transformer's workers, made when a transformer first needs them.
-  const workers = {
-    runs: () => startWorker('run_worker', { spare: true, name: 'run worker' }),
-    transformerChart: () => startWorker('run_worker', { name: 'chart worker' }),
-  };
+  // The transformer's worker, made when a transformer first needs it.
+  const workers = { runs: () => startWorker('run_worker', { spare: true, name: 'run worker' }) };
   page = createPage({ doc: document, form, model, view, tourMemory, urlSync, tourActions, store, workers });
   wire({ store, form, model, page, tourMemory, tourActions, view });
   $('startup').hidden = true;

@@ -24,8 +24,8 @@ export const nextTask = () => new Promise((resolve) => { setTimeout(resolve, 0);
 // doc: the document; form: app/state.js's; model: app/model.js's; view: the
 // embed view (?embed, ?hide); tourMemory, urlSync: browser/'s; tourActions:
 // the tour panel's {guess, go, end}; store: {get}.
-// workers: {runs(), transformerChart()} make the transformer's two workers
-// (browser/sweeper.js's), started the first time a transformer needs them.
+// workers: {runs()} makes the transformer's worker (browser/sweeper.js's),
+// started the first time a transformer needs it.
 export function createPage({ doc, form, model, view, tourMemory, urlSync, tourActions, store, workers }) {
   const $ = (id) => doc.getElementById(id);
   const controls = createControls(doc, form);
@@ -42,10 +42,11 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
         (e) => showFailure(doc, `${what} could not be loaded`, e))),
     };
   }
-  // The Why panel and its own lab for the claims.
+  // The Why panel and its own lab for the claims (kept, to say what its memory holds).
+  let whyLab = null;
   const why = onDemand('The panel', () => import('./why_panel.js').then(({ createWhy, createOwnLabClaims }) => ({
     panel: createWhy($('why'), () => render(store.get())),
-    claims: createOwnLabClaims(createLab, () => render(store.get())),
+    claims: createOwnLabClaims(() => createLab().then((lab) => { whyLab = lab; return lab; }), () => render(store.get())),
   })));
   $('why').addEventListener('toggle', () => { if ($('why').open) why.load(); });
   const tour = onDemand('The tour', () => import('./views/tour.js').then(({ createTour }) => createTour($('tour'), tourActions)));
@@ -53,14 +54,36 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   // The transformer's views (the block-by-block picture), loaded the first
   // time the model is switched to transformer blocks.
   const blocks = onDemand('The block-by-block view', () => import('./views/blocks.js').then(({ createBlocks }) => createBlocks($('blocks'))));
-  // The transformer's workers: `runs` for the verdicts (with a spare, so a
-  // run for a state the page has left is dropped at once), `chart` for its
-  // sweeps; null where workers fail.
-  const transformerWorkers = { runs: null, chart: null };
-  const transformerWorker = (which) => {
-    transformerWorkers[which] ??= (which === 'runs' ? workers?.runs() : workers?.transformerChart()) ?? null;
-    return transformerWorkers[which]?.available() ? transformerWorkers[which] : null;
+  // The transformer's worker, for its verdicts and its chart, on one copy of
+  // the drawn weights (with spares, so a run for a state the page has left
+  // is dropped at once); null where workers fail.
+  const transformerWorkers = { run: null };
+  const transformerWorker = () => {
+    transformerWorkers.run ??= workers?.runs() ?? null;
+    return transformerWorkers.run?.available() ? transformerWorkers.run : null;
   };
+  // WebAssembly memory never shrinks: a worker that drew a large
+  // transformer's weights (302 MB at 12 blocks, d 512) holds them until it
+  // is ended. So once the page has left the transformer for RETIRE_MS, its
+  // worker and spares are ended, and made afresh if a transformer comes
+  // back. (A student flicking between the models keeps them.)
+  const RETIRE_MS = 2000;
+  let retiring = null;
+  let retiredRestarts = 0;
+  function retireTransformer(lab) {
+    if (lab.model === 'transformer') {
+      clearTimeout(retiring);
+      retiring = null;
+    } else if (transformerWorkers.run) {
+      retiring ??= setTimeout(() => {
+        retiring = null;
+        if (store.get().lab.model === 'transformer') return;
+        retiredRestarts += transformerWorkers.run.restarts();
+        transformerWorkers.run.end();
+        transformerWorkers.run = null;
+      }, RETIRE_MS);
+    }
+  }
   // What the verdicts show: the last result computed, and the state it is for.
   let shown = null;
   // What renderResults last drew: the result, and the tour and notice it drew with.
@@ -103,14 +126,15 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     sweepQueued = true;
     afterPaint().then(async () => {
       const { lab } = store.get();
-      const worker = lab.model === 'transformer' ? transformerWorker('chart') : sweeper;
+      const transformer = lab.model === 'transformer';
+      const worker = transformer ? transformerWorker() : sweeper;
       if (worker?.available()) {
         const key = model.sweepKey(lab);
-        // a transformer's sweep for words the page has left can take minutes: dropped
-        const busy = model.offThreadKey();
-        if (busy !== null && busy !== key && model.offThreadIsTransformer()) transformerWorkers.chart?.restart();
+        // In the transformer's worker, a sweep for words the page has left
+        // (it can take minutes) is dropped at its next step by this newer
+        // request, and a run asked for later drops this one.
         try {
-          await model.chartDataOffThread(lab, worker.call, { onSweep: () => render(store.get()) });
+          await model.chartDataOffThread(lab, worker.call, { onSweep: () => render(store.get()), yields: transformer });
         } catch (e) {
           if (e instanceof Error) chartFailed(key, e); // else: dropped, or the worker broke (the page computes from now on)
         }
@@ -183,7 +207,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
       // The heatmaps need the attention matrices: then one run with them
       // serves the verdicts too (still one run per slider step).
       const full = isOpen('heatmap');
-      const runs = model.runIsQuick(lab) ? null : transformerWorker('runs');
+      const runs = model.runIsQuick(lab) ? null : transformerWorker();
       if (runs) {
         result = model.cachedRun(lab, full);
         if (!result) {
@@ -198,6 +222,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
       return;
     }
     if (result) shown = { result, lab };
+    retireTransformer(lab);
     showPending(pending, lab);
     if (!shown) return; // the first result is still being computed
     // While a run is on its way, a slider step changes nothing below the
@@ -221,10 +246,13 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     // and the new run goes on with the worker's drawn weights (302 MB at 12
     // blocks, d 512), which a fresh copy would spend longer drawing again
     // (3.6 s against a 0.8 s run at 64 words).
-    if (running !== null && !model.runningSharesDraws(lab)) runs.restart(); // a copy still starting skips the stale run itself
-    // The verdicts first: a transformer's chart in the other worker would
-    // halve their speed on a two-core machine; it starts again once they are shown.
-    if (model.offThreadBusy() && model.offThreadIsTransformer()) transformerWorkers.chart?.restart();
+    // So is one computing the chart for other draws. The chart for these
+    // draws gives way to the run at its next step (it asks again once the
+    // verdicts are shown).
+    const chartForOthers = model.offThreadIsTransformer() && model.offThreadKey() !== model.sweepKey(lab);
+    if ((running !== null && !model.runningSharesDraws(lab)) || chartForOthers) {
+      runs.restart(); // a copy still starting skips the stale run itself
+    }
     runStats.asked += 1;
     model.runOffThread(lab, runs.call, { full }).then(() => {
       runStats.finished += 1;
@@ -295,8 +323,12 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
       if (parts.plot) plot = parts.plot;
     },
     sweeper: () => sweeper,
-    // the transformer's run worker, or null, and what it was asked (for ?debug)
-    runs: () => transformerWorker('runs'),
-    runStats: () => ({ ...runStats, lastMs: model.lastWorkerRunMs ?? null, restarts: transformerWorkers.runs?.restarts() ?? 0 }),
+    // the transformer's run worker (null on the head), and what it was asked (for ?debug)
+    runs: () => (store.get().lab.model === 'transformer' ? transformerWorker() : null),
+    runStats: () => ({ ...runStats, lastMs: model.lastWorkerRunMs ?? null,
+      restarts: retiredRestarts + (transformerWorkers.run?.restarts() ?? 0) }),
+    // Every copy of the core by name: the labs on this thread and the
+    // workers' pools, for ?debug's memory report (browser/memory_report.js).
+    copies: () => ({ labs: { page: model.lab, why: whyLab }, pools: { sweep: sweeper, ...transformerWorkers } }),
   };
 }

@@ -1,10 +1,12 @@
 // run_worker.js - the transformer's work, off the page's thread: at 64
 // words, d 512 and 12 blocks one run takes about a second, and its chart a
-// hundred runs. The page keeps two of these (browser/sweeper.js's
-// protocol): one for the verdicts, restarted when the state moves on to
-// other draws so that stale runs are dropped (a slider step's newer run
-// takes over between blocks: see page.js's runInWorker), and one for the
-// chart. The head model's chart keeps sweep_worker.js.
+// hundred runs. The page keeps one of these (browser/sweeper.js's
+// protocol, with spares) for both: the verdicts, restarted when the state
+// moves on to other draws so that stale runs are dropped (a slider step's
+// newer run takes over between blocks: see page.js's runInWorker), and the
+// chart, on the same drawn weights (302 MB at 12 blocks, d 512: a second
+// copy in a second worker once held as much again). The head model's chart
+// keeps sweep_worker.js.
 //
 //   request: {run: config}           result: {result (lab.run's), ms}
 //   request: a sweep_worker.js request, with the same replies
@@ -17,7 +19,7 @@ import { serveRequests } from './browser/sweeper.js';
 // the next step, on the weights this copy has drawn, instead of after a
 // whole run or on a spare copy that has to draw them again.
 serveRequests(createLab(), async (request, lab, partial, between) => {
-  if (!request.run) return sweepJob(request, lab, partial);
+  if (!request.run) return sweepJob(request, lab, partial, between);
   const t0 = performance.now();
   const steps = lab.runSteps(request.run);
   for (let step = steps.next(); ; step = steps.next()) {

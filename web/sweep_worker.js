@@ -16,4 +16,5 @@ import { createLab } from './poslab.js';
 import { sweepJob } from './app/sweep.js';
 import { serveRequests } from './browser/sweeper.js';
 
-serveRequests(createLab(), sweepJob);
+// (the head's sweep in one call: its requests are never dropped mid-way)
+serveRequests(createLab(), (request, lab, partial) => sweepJob(request, lab, partial));

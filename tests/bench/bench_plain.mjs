@@ -11,6 +11,7 @@
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { runExperiment } from './plain.js';
+import { near as agree, RTOL, ATOL } from '../near.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const { createLab } = await import(`${root}build/site/poslab.js`);
@@ -20,17 +21,16 @@ const { warmup = 2, warmupMs = 300, minReps = 5, maxReps = 1000, budget = 2 } = 
 const config = (seed) => ({ sentence_a: job.a, sentence_b: job.b, dim: job.dim, seed, scale: job.scale,
                             sweep: job.sweep });
 
-// docs/experiment.md: implementations agree to 1e-9 relative or 1e-12 absolute
-const REL = 1e-9, ABS = 1e-12;
+// the tests' one comparator (docs/experiment.md's tolerance)
 let checked = 0, worst = 0;
 function near(got, want, where) {
   const err = Math.abs(got - want);
-  if (!(err <= ABS + REL * Math.abs(want))) {
+  if (!agree(got, want)) {
     console.error(`bench_plain: ${where}: plain JS ${got}, WebAssembly ${want} (differ by ${err})`);
     process.exit(1);
   }
   checked++;
-  worst = Math.max(worst, err / (ABS + REL * Math.abs(want))); // the share of the tolerance used
+  worst = Math.max(worst, err / (ATOL + RTOL * Math.abs(want))); // the share of the tolerance used
 }
 
 const lab = await createLab();

@@ -27,6 +27,7 @@ import { simdBench, simdMarkdown } from './simd.mjs';
 import { markdownTable } from './markdown.mjs';
 import { lighthouseBench, lighthouseMarkdown } from './lighthouse.mjs';
 import { transformerBench, transformerMarkdown, transformerTargets } from './transformer.mjs';
+import { memoryBench, memoryMarkdown, memoryTarget } from './memory.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const here = path.join(root, 'tests/bench');
@@ -430,13 +431,21 @@ out('The transformer has no shortcut through a slider step: every magnitude is a
     'blocks) ends the run before it (the worker is ended and a spare, already started, takes over); a slider step, ' +
     'which changes only the magnitude, keeps the worker and its drawn weights: the worker computes a run a block ' +
     'of one sentence at a time (lab.runSteps), reads its messages between blocks, drops the run in hand when a ' +
-    'newer one has arrived and skips every step queued behind it but the newest. The chart\'s sweep waits in a second worker ' +
-    'while the verdicts are computed. (d) is timed as the slider steps above; (e) as a fast drag: 20 steps, one a ' +
+    'newer one has arrived and skips every step queued behind it but the newest. The chart\'s sweep is computed by the same worker on ' +
+    'the same weights once the verdicts are shown, and gives way to a newer run at its next magnitude. (d) is timed as the slider steps above; (e) as a fast drag: 20 steps, one a ' +
     'frame, with the longest main-thread task during them (PerformanceObserver \'longtask\', which reports tasks ' +
     'of 50 ms and more) and the time from the last step to the final state\'s verdicts on the page, beside one run ' +
     'of the worker\'s. Chromium cannot throttle workers, so under throttling the runs themselves keep full speed.');
 out();
 for (const line of pageTransformerMarkdown(page.transformer)) out(line);
+out();
+
+// the WebAssembly memory of the page and its workers at (e), and after it (memory.mjs)
+progress('WebAssembly memory at (e) and after it (about two minutes)');
+const memory = await memoryBench();
+out('### WebAssembly memory at (e)');
+out();
+for (const line of memoryMarkdown(memory)) out(line);
 out();
 
 // what the SIMD core gains over the fallback (simd.mjs)
@@ -539,7 +548,7 @@ table(['target', 'verdict', 'measured'], targets);
 
 // Issue 14's targets, in their own table: the core's (transformer.mjs), then
 // the page's: (d) like (b); (e) never blocks.
-const issue14Targets = [...transformerTargets(transformer)];
+const issue14Targets = [...transformerTargets(transformer), memoryTarget(memory)];
 for (const row of page.transformer) {
   const cpu = row.throttle > 1 ? `, CPU ${row.throttle}x slower` : '';
   const each = (what) => row.rounds.map((r) => num(r[what], 3)).join(', ');

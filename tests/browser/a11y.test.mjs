@@ -5,12 +5,11 @@
 // axe-core is injected into the page, which the page's own strict CSP would
 // refuse, so the axe context bypasses CSP (security.test.mjs checks the page
 // under the policy).
-import { test, before, after } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import axeCore from 'axe-core';
-import { ROOT, SITE, ARTIFACTS, serveDir, launch, watch, settled, verdictColumn, chartGeometry } from './harness.mjs';
+import { ROOT, SITE, ARTIFACTS, watch, settled, verdictColumn, chartGeometry, useSite } from './harness.mjs';
 import { TOUR_STEPS } from '../../web/teach/tour_steps.js';
 
 // The core the page runs, under Node, and the page's number format, for the expected values.
@@ -32,27 +31,14 @@ const mostCommon = (colours) => {
   return [...counts].sort((p, q) => q[1] - p[1])[0][0];
 };
 
-let server;
-let origin;
-let browser;
-
-before(async () => {
-  await mkdir(ARTIFACTS, { recursive: true });
-  ({ server, origin } = await serveDir(SITE));
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const site = useSite();
 
 async function open(url, { width = 1280, height = 900, colorScheme = 'light', reducedMotion = 'reduce', bypassCSP = false } = {}) {
-  const context = await browser.newContext({ viewport: { width, height }, colorScheme, reducedMotion, bypassCSP });
+  const context = await site.browser.newContext({ viewport: { width, height }, colorScheme, reducedMotion, bypassCSP });
   const page = await context.newPage();
   page.setDefaultTimeout(10000);
-  const problems = watch(page, origin);
-  await page.goto(origin + url);
+  const problems = watch(page, site.origin);
+  await page.goto(site.origin + url);
   await settled(page);
   return { page, problems, close: () => context.close() };
 }
@@ -84,17 +70,17 @@ const setHash = async (page, hash) => {
 
 test('axe: no serious or critical violation in any view', async () => {
   const report = [];
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce', bypassCSP: true });
+  const context = await site.browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce', bypassCSP: true });
   const page = await context.newPage();
   page.setDefaultTimeout(10000);
-  const problems = watch(page, origin);
+  const problems = watch(page, site.origin);
   const check = async (name, within) => {
     await settled(page);
     report.push({ name, ...await axe(page, within) });
   };
   const scheme = (colorScheme) => page.emulateMedia({ colorScheme });
 
-  await page.goto(`${origin}/`);
+  await page.goto(`${site.origin}/`);
   await check('default');
   await setHash(page, 'pos=1');
   await openAllDetails(page);
@@ -148,7 +134,7 @@ test('axe: no serious or critical violation in any view', async () => {
   }
 
   // The embedded view (a new address: the query string changes).
-  await page.goto(`${origin}/?embed=1&hide=intro#pos=1`);
+  await page.goto(`${site.origin}/?embed=1&hide=intro#pos=1`);
   await check('embed');
   assert.deepEqual(problems, []);
   await context.close();

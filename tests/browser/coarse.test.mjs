@@ -3,24 +3,12 @@
 // replaces it with the full sweep. Both the sweep worker's path and the
 // page's own (worker refused) are walked; what is read is what a student
 // sees: the caption and the chart's data table. Run `make site` first.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { SITE, serveDir, launch, openPage } from './harness.mjs';
+import { openPage, chartGeometry, useSite } from './harness.mjs';
 
-let server;
-let origin;
-let browser;
-
-before(async () => {
-  ({ server, origin } = await serveDir(SITE));
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const site = useSite();
 
 const words = (n) => Array.from({ length: n }, (_, i) => `w${String(i + 1).padStart(2, '0')}`);
 const LONG = `/#a=${words(64).join('+')}&b=${words(64).reverse().join('+')}&pos=1&scheme=rope&scale=1&dim=512&word=0`;
@@ -39,10 +27,10 @@ function recordChart() {
 
 for (const [name, worker] of [['in the sweep worker', true], ['on the page (worker refused)', false]]) {
   test(`a long sweep draws a coarse curve first, then the full one: ${name}`, { timeout: 120000 }, async () => {
-    const context = await browser.newContext();
+    const context = await site.browser.newContext();
     await context.addInitScript(recordChart);
     if (!worker) await context.route('**/sweep_worker.js', (route) => route.abort());
-    const { page, done } = await openPage(context, origin, LONG); // waits for the full chart
+    const { page, done } = await openPage(context, site.origin, LONG); // waits for the full chart
     const states = await page.evaluate(() => window.chartStates);
     const coarse = states.find((s) => s.caption.includes('coarse'));
     assert.ok(coarse, `no coarse curve was shown; captions: ${[...new Set(states.map((s) => s.caption))].join(' | ')}`);
@@ -64,9 +52,9 @@ for (const [name, worker] of [['in the sweep worker', true], ['on the page (work
 // shows the core's figures for the final magnitude.
 test('rows out of sight catch up with the slider once it rests', { timeout: 60000 }, async () => {
   const { sig } = await import('../../web/app/format.js');
-  const context = await browser.newContext();
+  const context = await site.browser.newContext();
   const url = `/#a=${words(48).join('+')}&b=${words(48).reverse().join('+')}&pos=1&scheme=rope&scale=0.01&dim=64&word=0`;
-  const { page, done } = await openPage(context, origin, url, { width: 1280, height: 700 });
+  const { page, done } = await openPage(context, site.origin, url, { width: 1280, height: 700 });
   const during = await page.evaluate(() => {
     const slider = document.getElementById('scale-slider');
     for (const v of [-1.5, -1, -0.5, 0, 0.5]) {
@@ -98,56 +86,113 @@ test('rows out of sight catch up with the slider once it rests', { timeout: 6000
   await context.close();
 });
 
-// The hover readout names the point of the chart nearest the pointer. When
-// new words bring a new sweep, it stays with the pointer, on the coarse
-// curve's 13 points and then on the full 121 (it once kept its index, past
-// the end of the coarse curve, and the page's render threw). Chart.js caches
-// what chart.options resolves, so the readout is read from chart.config.
+// The hover readout names the point of the chart nearest the pointer, with
+// a hairline through it. When new words bring a new sweep, it stays with
+// the pointer, on the coarse curve's 13 points and then on the full 121 (it
+// once kept its index, past the end of the coarse curve, and the page's
+// render threw). Read as a student sees it: the caption says which curve
+// is drawn, and the hairline is found in the canvas's pixels; only where
+// a magnitude lands on the canvas comes from Chart.js (chartGeometry).
 test('the hover readout keeps its magnitude through a coarse curve and the full one', { timeout: 120000 }, async () => {
-  const context = await browser.newContext();
+  const context = await site.browser.newContext();
   await context.route('**/sweep_worker.js', (route) => route.abort());
   // 8 heads: a keystroke's sweep takes long enough for a coarse curve first
-  const { page, done } = await openPage(context, origin, `${LONG}&heads=8`);
+  const { page, done } = await openPage(context, site.origin, `${LONG}&heads=8`);
   await page.locator('#chart').scrollIntoViewIfNeeded();
   const box = await page.locator('#chart').boundingBox();
-  await page.mouse.move(box.x + box.width * 0.62, box.y + box.height * 0.5);
-  await page.waitForFunction(() => window.Chart.getChart(document.getElementById("chart")).config.options.plugins.poslabReadout.index !== null);
-  const readout = () => page.evaluate(() => {
-    const chart = window.Chart.getChart(document.getElementById('chart'));
-    const { index, lines } = chart.config.options.plugins.poslabReadout;
-    const points = chart.data.datasets[1].data;
-    return { index, first: lines[0], count: points.length, x: index === null ? null : points[index].x };
-  });
-  const before = await readout();
-  assert.equal(before.count, 121);
-  assert.ok(before.index !== null && before.index > 0 && before.index < 120, `a point under the pointer (${before.index})`);
-  // New words: the coarse curve first, then the full one.
-  const seen = await page.evaluate(async () => {
-    const chart = window.Chart.getChart(document.getElementById('chart'));
-    const input = document.getElementById('sentence-a');
+  const POINTER = 0.62; // of the canvas's width
+  await page.mouse.move(box.x + box.width * POINTER, box.y + box.height * 0.5);
+  const magnitudes = Array.from({ length: 121 }, (_, k) => 10 ** (-9 + k / 10));
+  const { xs, ratio } = await chartGeometry(page, magnitudes);
+  const pointer = POINTER * box.width * ratio;
+  const nearestTo = (ks) => ks.reduce((best, k) => (Math.abs(xs[k] - pointer) < Math.abs(xs[best] - pointer) ? k : best));
+  const full = nearestTo(magnitudes.map((_, k) => k));
+  const coarse = nearestTo(magnitudes.map((_, k) => k).filter((k) => k % 10 === 0)); // a power of ten
+  assert.notEqual(full % 10, 0, 'the pointer is not on a power of ten');
+  const SPAN = 40; // canvas pixels either side of the pointer searched for the hairline
+  // The readout's hairline near the pointer: the columns that hold one and
+  // the same colour along most of the plot's height, a shade of the
+  // hairline's (the page's --muted grey over the panel; a curve is
+  // coloured, the grid much lighter), in canvas pixels; null if none.
+  const findHairline = (near, span) => {
+    const canvas = document.getElementById('chart');
+    const chart = window.Chart.getChart(canvas);
+    const k = canvas.width / chart.width;
+    const y0 = Math.ceil(chart.chartArea.top * k) + 2;
+    const height = Math.floor(chart.chartArea.bottom * k) - 2 - y0;
+    const x0 = Math.round(near - span);
+    const width = 2 * span + 1;
+    const { data } = canvas.getContext('2d').getImageData(x0, y0, width, height);
+    const probe = document.createElement('canvas').getContext('2d');
+    probe.fillStyle = getComputedStyle(document.getElementById('plot')).getPropertyValue('--muted').trim();
+    probe.fillRect(0, 0, 1, 1);
+    const muted = [...probe.getImageData(0, 0, 1, 1).data.slice(0, 3)];
+    // how far a colour is from the greys between --muted (t = 0) and white (t = 1)
+    const fromGrey = (c) => {
+      const d = muted.map((m) => 255 - m);
+      const t = Math.min(1, Math.max(0, c.reduce((sum, v, j) => sum + (v - muted[j]) * d[j], 0) / d.reduce((sum, v) => sum + v * v, 0)));
+      return { t, off: Math.hypot(...c.map((v, j) => v - (muted[j] + t * d[j]))) };
+    };
+    let sum = 0;
+    let weight = 0;
+    for (let x = 0; x < width; x++) {
+      const colours = new Map();
+      for (let y = 0; y < height; y++) {
+        const i = 4 * (y * width + x);
+        const { t, off } = fromGrey([data[i], data[i + 1], data[i + 2]]);
+        if (t > 0.7 || off > 20) continue;
+        const c = `${data[i]},${data[i + 1]},${data[i + 2]}`;
+        colours.set(c, (colours.get(c) ?? 0) + 1);
+      }
+      const rows = Math.max(0, ...colours.values());
+      if (rows >= 0.7 * height) { sum += (x0 + x) * rows; weight += rows; }
+    }
+    return weight ? sum / weight : null;
+  };
+  const caption = () => page.textContent('.chart-caption');
+  await page.waitForFunction(({ fn, near, span }) => new Function(`return (${fn})`)()(near, span) !== null,
+    { fn: findHairline.toString(), near: pointer, span: SPAN });
+  const hairline = () => page.evaluate(({ fn, near, span }) => new Function(`return (${fn})`)()(near, span),
+    { fn: findHairline.toString(), near: pointer, span: SPAN });
+  const at = (x, k, what) => assert.ok(x !== null && Math.abs(x - xs[k]) <= 1.5 * ratio,
+    `${what}: the hairline at x ${x}, expected ${xs[k]} (magnitude ${magnitudes[k].toPrecision(3)})`);
+  assert.doesNotMatch(await caption(), /coarse/);
+  at(await hairline(), full, 'before');
+  // New words: the coarse curve first, then the full one. Each change of
+  // the caption is noted with the hairline as drawn then (a mutation
+  // observer's callback runs once the task that drew it is done, before
+  // the next: the coarse curve may stay up for just one task).
+  const seen = await page.evaluate(({ fn, near, span }) => new Promise((resolve) => {
+    const find = new Function(`return (${fn})`)();
+    const caption = document.querySelector('.chart-caption');
     const out = [];
-    let shown = chart.data.datasets[1].data; // the old words' curve
+    const note = () => {
+      if (out.at(-1)?.caption !== caption.textContent) out.push({ caption: caption.textContent, x: find(near, span) });
+    };
+    const observer = new MutationObserver(note);
+    observer.observe(caption, { childList: true, subtree: true, characterData: true });
+    const input = document.getElementById('sentence-a');
     input.value = `z${input.value}`;
     input.dispatchEvent(new Event('input', { bubbles: true }));
-    for (let k = 0; k < 2000 && out.at(-1)?.count !== 121; k++) {
-      await new Promise((resolve) => { setTimeout(resolve, 5); });
-      const points = chart.data.datasets[1].data;
-      if (points === shown) continue;
-      shown = points;
-      const { index, lines } = chart.config.options.plugins.poslabReadout;
-      out.push({ count: points.length, index, first: lines[0], x: index === null ? null : points[index]?.x });
-    }
-    return out;
-  });
-  const coarse = seen.find((s) => s.count === 13);
-  assert.ok(coarse, `a coarse curve was drawn (${seen.map((s) => s.count).join(', ')})`);
-  // the power of ten nearest (on the log axis) to the hovered magnitude
-  const nearest = 10 ** Math.round(Math.log10(before.x));
-  assert.ok(Math.abs(coarse.x / nearest - 1) < 1e-9, `coarse readout at ${coarse.x}, expected ${nearest}`);
-  assert.match(coarse.first, /^magnitude /);
-  const full = seen.at(-1);
-  assert.equal(full.count, 121);
-  assert.equal(full.x, before.x, 'back at the hovered magnitude on the full curve');
+    const t0 = performance.now();
+    const check = () => {
+      note();
+      const coarseSeen = out.some((s) => /coarse/.test(s.caption));
+      const done = coarseSeen && !/coarse/.test(out.at(-1).caption) && document.getElementById('plot').getAttribute('aria-busy') !== 'true';
+      if (done || performance.now() - t0 > 60000) {
+        observer.disconnect();
+        resolve(out);
+      } else setTimeout(check, 20);
+    };
+    check();
+  }), { fn: findHairline.toString(), near: pointer, span: SPAN });
+  const first = seen.find((s) => /coarse/.test(s.caption));
+  assert.ok(first, `a coarse curve was drawn; captions: ${[...new Set(seen.map((s) => s.caption))].join(' | ')}`);
+  assert.match(first.caption, /A first, coarse curve: 13 of 121 magnitudes/);
+  at(first.x, coarse, 'on the coarse curve, the power of ten nearest the pointer');
+  const last = seen.at(-1);
+  assert.doesNotMatch(last.caption, /coarse/);
+  at(last.x, full, 'back at the hovered magnitude on the full curve');
   await done();
   await context.close();
 });

@@ -1,10 +1,12 @@
-// Shared by the hardening tests (security, static, leaks, a11y): a static
-// server for a folder with optional extra headers, Chromium with the flags
-// that work on these machines, and a watcher that collects everything a page
-// should never do. Not a test file itself (make test-browser runs *.test.mjs).
+// Shared by the browser tests: a static server for a folder with optional
+// extra headers, Chromium with the flags that work on these machines, one
+// site-and-browser setup per test file (useSite), and a watcher that
+// collects everything a page should never do. Not a test file itself (make
+// test-browser runs *.test.mjs).
 import assert from 'node:assert/strict';
+import { before, after } from 'node:test';
 import http from 'node:http';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -71,6 +73,31 @@ export function launch() {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--no-first-run', NO_OMNIBOX_POPUP],
   });
+}
+
+// A test file's site and browser: before its tests, serves `dir` (the built
+// site by default; `headers`, `pages` as serveDir takes them), launches
+// Chromium and, with `context` (newContext's options), opens one browser
+// context for the file, granted `permissions` on the site, then awaits
+// setup(site) (node:test starts a file's before() hooks together, so more
+// set-up belongs here, not in a before() of its own); after them, closes it
+// all. Returns {origin, browser, context}, filled in before the first test
+// runs.
+export function useSite({ dir = SITE, headers, pages, context, permissions, setup } = {}) {
+  const site = { origin: null, browser: null, context: null, server: null };
+  before(async () => {
+    await mkdir(ARTIFACTS, { recursive: true });
+    ({ server: site.server, origin: site.origin } = await serveDir(dir, { headers, pages }));
+    site.browser = await launch();
+    if (context) site.context = await site.browser.newContext(context);
+    if (permissions) await site.context.grantPermissions(permissions, { origin: site.origin });
+    await setup?.(site);
+  });
+  after(async () => {
+    await site.browser?.close();
+    site.server?.close();
+  });
+  return site;
 }
 
 // Collects console errors, uncaught exceptions, dialogs (alert, confirm) and

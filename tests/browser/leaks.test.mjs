@@ -3,24 +3,20 @@
 // size, and the WebAssembly heap (read through the page's ?debug hook,
 // which reports only numbers) holds the same bytes in use: the allocator's
 // count, which a leak under the memory's high-water mark still moves, unlike
-// the memory's size, which never shrinks.
-import { test, before, after } from 'node:test';
+// the memory's size, which never shrinks. The changes reach every option:
+// each scheme of the page's (ALiBi too), 1 to 8 heads, offsets, the
+// transformer's blocks and weight scale. The same changes are made twice,
+// and counted after each: the first pass takes the lab's buffers (kept at
+// their largest, for reuse) to their high-water mark, so only a leak can
+// move the second. The sweep worker is refused, so that the page's own lab
+// computes every chart too. The run worker's heap is counted the same way
+// after runs dropped mid-way: slider steps and new draws on a transformer
+// too large for the page's thread.
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SITE, serveDir, launch, watch, settled, verdictColumn, random } from './harness.mjs';
+import { watch, settled, verdictColumn, random, useSite } from './harness.mjs';
 
-let server;
-let origin;
-let browser;
-
-before(async () => {
-  ({ server, origin } = await serveDir(SITE));
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const site = useSite();
 
 // Before any page script: count the listeners actually registered (adding
 // the same listener twice is one) per kind of target and event, on targets
@@ -80,15 +76,16 @@ const snapshot = (page) => page.evaluate(() => ({
   heap: window.poslabDebug.heapBytesInUse(),
 }));
 
-test('300+ state changes leak no listener, chart, node or WebAssembly memory', async () => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+test('300+ state changes over every option, twice, leak no listener, chart, node or WebAssembly memory', { timeout: 600000 }, async () => {
+  const context = await site.browser.newContext({ viewport: { width: 1280, height: 900 } });
   await context.addInitScript(countListeners);
+  await context.route('**/sweep_worker.js', (route) => route.abort('aborted'));
   const page = await context.newPage();
   page.setDefaultTimeout(10000);
-  const problems = watch(page, origin);
+  const problems = watch(page, site.origin);
   // The largest state first, so the WebAssembly memory reaches its high-water mark.
   const big = Array.from({ length: 64 }, (_, k) => `w${k}`);
-  await page.goto(`${origin}/?debug#a=${big.join('+')}&b=${big.reverse().join('+')}&dim=40&pos=1&scheme=rope`);
+  await page.goto(`${site.origin}/?debug#a=${big.join('+')}&b=${big.reverse().join('+')}&dim=40&pos=1&scheme=rope`);
   await settled(page);
   await page.click('#reset');
   await settled(page);
@@ -145,14 +142,13 @@ test('300+ state changes leak no listener, chart, node or WebAssembly memory', a
     await settled(page);
   };
   await samePlace();
-  const start = await snapshot(page);
-  assert.equal(start.charts, 1);
+  assert.equal((await snapshot(page)).charts, 1);
 
   // The bulk in the page itself (the same handlers, through the same events,
   // without a round trip per change): typing, the slider, schemes, switches,
   // the word to follow, Reverse B, hash links, the Embed dialog, the teaching
   // views and the tour.
-  const changes = await page.evaluate(async (seed) => {
+  const bulk = () => page.evaluate(async (seed) => {
     let s = seed;
     const rand = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32);
     const pool = ['dog', 'bites', 'man', 'the', 'cat', 'sat', 'on', 'mat', 'a', 'bird', 'sang', '🐶', '男の人'];
@@ -164,7 +160,12 @@ test('300+ state changes leak no listener, chart, node or WebAssembly memory', a
       () => { const n = 1 + Math.floor(rand() * 12); type('sentence-a', Array.from({ length: n }, () => pool[Math.floor(rand() * pool.length)]).join(' ')); },
       () => type('sentence-b', $('sentence-a').value.split(' ').reverse().join(' ')),
       () => choose($('positions')),
-      () => choose(document.querySelector(`input[name="scheme"][value="${['random', 'sinusoidal', 'rope'][Math.floor(rand() * 3)]}"]`)),
+      () => { const schemes = document.querySelectorAll('input[name="scheme"]'); choose(schemes[Math.floor(rand() * schemes.length)]); },
+      () => { const heads = $('heads'); heads.value = heads.options[Math.floor(rand() * heads.options.length)].value; heads.dispatchEvent(new Event('change', { bubbles: true })); },
+      () => type(rand() < 0.5 ? 'offset-a' : 'offset-b', String(rand() < 0.3 ? 0 : Math.floor(rand() * 1025))),
+      () => choose(document.querySelector(`input[name="model"][value="${rand() < 0.5 ? 'transformer' : 'head'}"]`)),
+      () => type('layers', String(1 + Math.floor(rand() * 3))),
+      () => type('weight-std', rand() < 0.5 ? '0.02' : '1'),
       () => { const slider = $('scale-slider'); slider.value = String(-9 + rand() * 12); slider.dispatchEvent(new Event('input', { bubbles: true })); },
       () => type('scale-text', String(10 ** (rand() * 8 - 6)).slice(0, 8)),
       () => type('scale-text', rand() < 0.5 ? 'abc' : '-1'), // refused, with a message
@@ -193,7 +194,7 @@ test('300+ state changes leak no listener, chart, node or WebAssembly memory', a
       },
     ];
     let done = 0;
-    for (let k = 0; k < 304; k++) {
+    for (let k = 0; k < 320; k++) {
       await steps[k % steps.length]();
       done++;
       // a frame now and then: the chart's sweep runs after one
@@ -201,8 +202,44 @@ test('300+ state changes leak no listener, chart, node or WebAssembly memory', a
     }
     return done;
   }, 12345);
-  await samePlace();
-  const end = await snapshot(page);
+  // The run worker: a transformer too large for the page's thread (24
+  // words, d 128, 4 blocks), new draws (a spare takes over), then slider
+  // steps a frame apart on them (each drops the run before it at its next
+  // block); its heap counted once the copy that dropped those runs has
+  // shown the last state's verdicts and chart.
+  const big24 = Array.from({ length: 24 }, (_, k) => `w${k}`);
+  const W = `a=${big24.join('+')}&b=${[...big24].reverse().join('+')}&pos=1&scheme=rope&dim=128&heads=4&model=transformer&layers=4`;
+  const workerRuns = async () => {
+    await page.evaluate((hash) => { window.location.hash = hash; }, `${W}&seed=1`);
+    await settled(page);
+    const runs = await page.evaluate(async () => {
+      const frame = () => new Promise((resolve) => { requestAnimationFrame(() => setTimeout(resolve, 0)); });
+      const slider = document.getElementById('scale-slider');
+      const seed = document.getElementById('seed');
+      for (let k = 0; k < 24; k++) {
+        if (k === 0) { seed.value = '2'; seed.dispatchEvent(new Event('input', { bubbles: true })); }
+        slider.value = String(-3 + k / 8);
+        slider.dispatchEvent(new Event('input', { bubbles: true }));
+        await frame();
+      }
+      return window.poslabDebug.transformerRuns();
+    });
+    await page.evaluate((hash) => { window.location.hash = hash; }, `${W}&seed=2&scale=1`);
+    await settled(page);
+    const copies = await page.evaluate(() => window.poslabDebug.wasmMemory());
+    return { runs, heap: copies.find((c) => c.what === 'run worker')?.heap };
+  };
+
+  // Two passes of the same changes, each ending in the same place.
+  const passes = [];
+  for (let pass = 0; pass < 2; pass++) {
+    const changes = await bulk();
+    const worker = await workerRuns();
+    await samePlace();
+    passes.push({ changes, worker, ...(await snapshot(page)) });
+  }
+  const [start, end] = passes;
+  const changes = end.changes;
   assert.deepEqual(await verdictColumn(page), ['True', 'True', 'True', 'True']);
   assert.ok(changes >= 300, `${changes} state changes`);
   assert.equal(end.charts, 1, 'Chart.instances');
@@ -212,7 +249,13 @@ test('300+ state changes leak no listener, chart, node or WebAssembly memory', a
   assert.equal(end.nodes, start.nodes, 'elements in the document');
   assert.equal(end.heap, start.heap, 'WebAssembly heap bytes in use');
   assert.equal(end.memory, start.memory, 'WebAssembly memory bytes');
+  for (const { worker } of passes) {
+    assert.ok(worker.runs.dropped > 0, `runs dropped mid-way in the run worker: ${JSON.stringify(worker.runs)}`);
+    assert.ok(worker.heap > 0, 'the run worker answered');
+  }
+  assert.equal(end.worker.heap, start.worker.heap, 'the run worker\'s heap bytes in use after runs dropped mid-way');
   assert.deepEqual(problems, []);
-  console.log(`# ${changes} state changes; listeners ${JSON.stringify(end.listeners)}; heap ${end.heap} bytes in use, memory ${end.memory} bytes`);
+  console.log(`# ${changes} state changes a pass; listeners ${JSON.stringify(end.listeners)}; heap ${end.heap} bytes in use, ` +
+    `memory ${end.memory} bytes; the run worker: ${end.worker.heap} bytes in use, runs ${JSON.stringify(end.worker.runs)}`);
   await context.close();
 });

@@ -3,26 +3,18 @@
 // engine refuses poslab.js's SIMD probe. The page then fetches and runs
 // poslab-nosimd.wasm and shows the module's figures. (The init script does
 // not reach the sweep worker, which finds SIMD and loads its usual module.)
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SITE, serveDir, launch, openPage, settled, verdictColumn } from './harness.mjs';
+import { openPage, settled, verdictColumn, useSite } from './harness.mjs';
 
-let served, browser;
-before(async () => {
-  served = await serveDir(SITE);
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  served?.server.close();
-});
+const site = useSite();
 
 async function wasmFetched(simd) {
-  const context = await browser.newContext();
+  const context = await site.browser.newContext();
   if (!simd) await context.addInitScript(() => { WebAssembly.validate = () => false; });
   const fetched = [];
   context.on('request', (r) => { if (r.url().endsWith('.wasm')) fetched.push(new URL(r.url()).pathname); });
-  const { page, done } = await openPage(context, served.origin, '/');
+  const { page, done } = await openPage(context, site.origin, '/');
   await page.check('#positions');
   await settled(page);
   assert.deepEqual(await verdictColumn(page), ['False', 'False', 'False', 'False']);

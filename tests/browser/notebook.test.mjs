@@ -1,26 +1,17 @@
 // The Embed dialog's third form, the Jupyter cell: it frames the same view
 // as the HTML snippet, at the same size, and that view opens as the teacher
 // saw it (tests/node/notebook.test.mjs runs such cells under Python).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { SITE, ARTIFACTS, serveDir, launch, openPage, verdictColumn } from './harness.mjs';
+import { ARTIFACTS, openPage, verdictColumn, useSite } from './harness.mjs';
 
-let served, browser, context;
-before(async () => {
-  served = await serveDir(SITE);
-  browser = await launch();
-  context = await browser.newContext();
-});
-after(async () => {
-  await browser?.close();
-  served?.server.close();
-});
+const site = useSite({ context: {} });
 
 const unescapeAttribute = (s) => s.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 
 test('the Jupyter cell frames the HTML snippet\'s view, and the view opens as shown', async () => {
-  const { page, done } = await openPage(context, served.origin, '/#a=the+cat+sat&b=sat+the+cat&pos=1&scheme=sinusoidal&scale=0.001',
+  const { page, done } = await openPage(site.context, site.origin, '/#a=the+cat+sat&b=sat+the+cat&pos=1&scheme=sinusoidal&scale=0.001',
     { width: 375, height: 812 });
   await page.click('#embed-open');
   await page.waitForSelector('#embed-dialog[open]'); // its code loads on the first click
@@ -37,7 +28,7 @@ test('the Jupyter cell frames the HTML snippet\'s view, and the view opens as sh
   await page.click('#embed-close');
   await done();
 
-  const framed = await openPage(context, served.origin, iframeSrc.slice(served.origin.length));
+  const framed = await openPage(site.context, site.origin, iframeSrc.slice(site.origin.length));
   assert.ok(await framed.page.isHidden('.site-header'), 'embed mode');
   assert.ok(await framed.page.isHidden('[data-group="intro"]'));
   assert.equal(await framed.page.inputValue('#scale-text'), '0.001');

@@ -4,11 +4,11 @@
 // picker on the heatmaps, bad input beside its field and in a link, and
 // Copy as NumPy run with /usr/bin/python3. Expected numbers come from the
 // core (build/site/poslab.js under Node) or from NumPy, never from copies.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 
-import { ROOT, SITE, serveDir, launch, settled, openPage } from './harness.mjs';
+import { ROOT, SITE, settled, openPage, useSite } from './harness.mjs';
 
 const { createLab } = await import(`${SITE}/poslab.js`);
 const { numpyScript } = await import(`${ROOT}web/teach/numpy_script.js`);
@@ -17,24 +17,9 @@ const { SCHEME_LABELS } = await import(`${ROOT}web/teach/schemes.js`);
 const lab = await createLab();
 const heads = lab.options.options.find((o) => o.name === 'heads');
 
-let server;
-let origin;
-let browser;
-let context;
+const site = useSite({ context: {}, permissions: ['clipboard-read', 'clipboard-write'] });
 
-before(async () => {
-  ({ server, origin } = await serveDir(SITE));
-  browser = await launch();
-  context = await browser.newContext();
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
-
-const open = (url, options) => openPage(context, origin, url, options);
+const open = (url, options) => openPage(site.context, site.origin, url, options);
 
 // The verdict table as a student reads it, the mean last.
 const table = (page) => page.$$eval('#verdict-rows tr', (rows) => rows.map((r) => ({
@@ -225,7 +210,7 @@ test('where the sentences start and the heads: in the URL, and the same view reo
   assert.deepEqual(before.rows.map(({ word, allclose, maxDiff }) => ({ word, allclose, maxDiff })), await coreTable(page));
   const url = page.url();
   await first.done();
-  const second = await open(url.slice(origin.length));
+  const second = await open(url.slice(site.origin.length));
   assert.deepEqual(await read(second.page), before);
   assert.ok(await second.page.isHidden('#notice'));
   await second.done();

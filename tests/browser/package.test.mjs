@@ -9,6 +9,7 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { makePackage, installPackage } from '../package_install.mjs';
 import { serveDir, launch, watch } from './harness.mjs';
+import { near } from '../near.mjs';
 
 const ENTRY = `
 import { createLab } from 'poslab';
@@ -42,7 +43,6 @@ after(async () => {
 });
 
 test('an esbuild browser bundle of the package computes the module\'s figures, with either module', async () => {
-  const near = (got, want) => Math.abs(got - want) <= 1e-12 + 1e-9 * Math.abs(want);
   for (const query of ['', '?nosimd']) {
     const page = await browser.newPage();
     const problems = watch(page, served.origin);

@@ -2,33 +2,17 @@
 // it serves build/site itself, reads the numbers the page shows, and fails on
 // any console error, uncaught exception, alert() or request to another host.
 // Screenshots go to tests/artifacts/. Run `make site` first (make test does).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 
-import { ROOT, SITE, ARTIFACTS, serveDir, launch, settled, openPage, chartGeometry } from './harness.mjs';
+import { ROOT, ARTIFACTS, settled, openPage, chartGeometry, useSite } from './harness.mjs';
 
 const { sig } = await import(`${ROOT}web/app/format.js`); // how the page writes numbers
 
-let server;
-let origin;
-let browser;
-let context; // one for all tests; each test opens its own page
+const site = useSite({ context: {} });
 
-before(async () => {
-  await mkdir(ARTIFACTS, { recursive: true });
-  ({ server, origin } = await serveDir(SITE));
-  browser = await launch();
-  context = await browser.newContext();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
-
-const open = (url, options) => openPage(context, origin, url, options);
+const open = (url, options) => openPage(site.context, site.origin, url, options);
 
 // Waits until the chart shows the current state (its sweep is computed just
 // after the verdicts are painted).
@@ -99,7 +83,7 @@ test('opens with positions off, and "man" is the same vector in both sentences',
   assert.match(await page.textContent('.chart-overlay'), /Positional information is off/);
   // No inline script or style: the CSP meta tag is there and nothing broke it.
   assert.match(await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content'), /script-src 'self' 'wasm-unsafe-eval'/);
-  const html = await (await fetch(`${origin}/index.html`)).text();
+  const html = await (await fetch(`${site.origin}/index.html`)).text();
   assert.doesNotMatch(html, /<script(?![^>]*\ssrc=)[^>]*>|<style|\sstyle=|\son[a-z]+=/i);
   await page.screenshot({ path: path.join(ARTIFACTS, 'desktop-light.png'), fullPage: true });
   // A causal mask lets order in even without positions.
@@ -241,18 +225,18 @@ test('the URL reopens exactly the same view', async () => {
   assert.equal(await page.getAttribute('#embed-code', 'readonly'), '');
   const hash = new URL(url).hash.replace(/&/g, '&amp;');
   let snippet = await page.inputValue('#embed-code');
-  assert.ok(snippet.startsWith(`<iframe src="${origin}/?embed=1${hash}" width="100%" height="`), snippet);
+  assert.ok(snippet.startsWith(`<iframe src="${site.origin}/?embed=1${hash}" width="100%" height="`), snippet);
   assert.match(snippet, / title="poslab"/);
   await page.check('#embed-hide input[value="plot"]');
   await page.check('#embed-hide input[value="advanced"]');
   snippet = await page.inputValue('#embed-code');
-  assert.ok(snippet.startsWith(`<iframe src="${origin}/?embed=1&amp;hide=advanced,plot${hash}"`), snippet);
+  assert.ok(snippet.startsWith(`<iframe src="${site.origin}/?embed=1&amp;hide=advanced,plot${hash}"`), snippet);
   assert.equal(await page.inputValue('#embed-link'), url);
   await page.click('#embed-close');
   assert.ok(await page.isHidden('#embed-dialog'));
   await first.done();
 
-  const second = await open(url.slice(origin.length));
+  const second = await open(url.slice(site.origin.length));
   assert.deepEqual(await read(second.page), before);
   assert.ok(await second.page.isHidden('#notice'));
   await second.done();
@@ -556,7 +540,7 @@ test('a large sweep is computed off the page\'s thread, so typing never waits fo
 });
 
 test('without its worker the page computes the chart itself', async () => {
-  const page = await context.newPage();
+  const page = await site.context.newPage();
   page.setDefaultTimeout(10000);
   const warnings = [];
   const problems = [];
@@ -566,7 +550,7 @@ test('without its worker the page computes the chart itself', async () => {
   });
   page.on('pageerror', (e) => problems.push(e.message));
   await page.route('**/sweep_worker.js', (route) => route.fulfill({ status: 404, body: 'not here' }));
-  await page.goto(`${origin}/#pos=1`);
+  await page.goto(`${site.origin}/#pos=1`);
   await settled(page);
   const row = await page.$$eval('#chart-data tbody tr', (rows) => rows.map((r) => [...r.children].map((c) => c.textContent))
     .find((r) => r[0] === '1e-3'));

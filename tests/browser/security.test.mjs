@@ -6,11 +6,11 @@
 //    zero securitypolicyviolation events and no console error;
 //  - hundreds of random and hostile hashes, each followed by a hashchange:
 //    the page always ends in a valid state that says what it ignored.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { ROOT, SITE, STRICT_CSP, serveDir, launch, watch, settled, verdictColumn, random } from './harness.mjs';
+import { ROOT, STRICT_CSP, watch, settled, verdictColumn, random, useSite } from './harness.mjs';
 import { wordsOf } from '../../web/app/state.js';
 import { stateForm } from '../state_form.mjs';
 
@@ -26,39 +26,25 @@ function readHash(hash) {
 }
 const writeHash = ({ state, view }) => toHash(state, view);
 
-let server;
-let origin;
-let browser;
-let context;
-
-before(async () => {
-  ({ server, origin } = await serveDir(SITE, { headers: { 'content-security-policy': STRICT_CSP } }));
-  browser = await launch();
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  // Before any page script: record every policy violation and any dialog.
-  await context.addInitScript(() => {
+// Before any page script: record every policy violation and any dialog.
+const site = useSite({ headers: { 'content-security-policy': STRICT_CSP }, context: { viewport: { width: 1280, height: 900 } },
+  setup: ({ context }) => context.addInitScript(() => {
     window.__violations = [];
     document.addEventListener('securitypolicyviolation', (e) => {
       window.__violations.push(`${e.violatedDirective} blocked ${e.blockedURI || '(inline)'} ` +
         `at ${e.sourceFile}:${e.lineNumber} ${String(e.sample).slice(0, 60)}`);
     });
-  });
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+  }) });
 
 async function open(url) {
-  const page = await context.newPage();
+  const page = await site.context.newPage();
   page.setDefaultTimeout(10000);
-  const problems = watch(page, origin);
+  const problems = watch(page, site.origin);
   // Chromium also reports CSP refusals on the console, sometimes as warnings.
   page.on('console', (m) => {
     if (m.type() !== 'error' && /content security policy|refused to/i.test(m.text())) problems.push(`console: ${m.text()}`);
   });
-  await page.goto(origin + url, { waitUntil: 'domcontentloaded' });
+  await page.goto(site.origin + url, { waitUntil: 'domcontentloaded' });
   await settled(page);
   return { page, problems };
 }
@@ -142,7 +128,7 @@ async function clickEverything(page) {
 
 test('under a strict CSP header every interaction runs with zero violations', async () => {
   const { page, problems } = await open('/');
-  assert.equal((await page.request.get(`${origin}/`)).headers()['content-security-policy'], STRICT_CSP);
+  assert.equal((await page.request.get(`${site.origin}/`)).headers()['content-security-policy'], STRICT_CSP);
   assert.deepEqual(await verdictColumn(page), ['True', 'True', 'True', 'True']);
 
   await page.check('#positions');
@@ -196,7 +182,7 @@ test('under a strict CSP header every interaction runs with zero violations', as
   await settled(page);
 
   // The embedded view under the same header.
-  await page.goto(`${origin}/?embed=1&hide=intro,advanced#pos=1&scheme=rope`);
+  await page.goto(`${site.origin}/?embed=1&hide=intro,advanced#pos=1&scheme=rope`);
   await settled(page);
   assert.equal((await verdictColumn(page))[2], 'False');
   await page.uncheck('#positions');

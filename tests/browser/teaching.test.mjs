@@ -5,13 +5,12 @@
 // the plotted sweep, and the embed mode. Like page.test.mjs it serves
 // build/site itself and fails on any console error, uncaught exception or
 // request to another host. Screenshots go to tests/artifacts/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
-import { ROOT, SITE, ARTIFACTS, serveDir, launch, settled, openPage } from './harness.mjs';
+import { ROOT, SITE, ARTIFACTS, settled, openPage, useSite } from './harness.mjs';
 
 // The same modules the page runs, under Node, for the expected values.
 const { createLab } = await import(`${SITE}/poslab.js`);
@@ -21,26 +20,9 @@ const { thresholdRange, SWEEP, thresholdSearch } = await import(`${ROOT}web/app/
 const { sig } = await import(`${ROOT}web/app/format.js`);
 const lab = await createLab();
 
-let server;
-let origin;
-let browser;
-let context;
+const site = useSite({ context: {}, permissions: ['clipboard-read', 'clipboard-write'] });
 
-before(async () => {
-  await mkdir(ARTIFACTS, { recursive: true });
-  ({ server, origin } = await serveDir(SITE));
-  browser = await launch();
-  context = await browser.newContext();
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
-
-const open = (url, { ctx = context, ...options } = {}) => openPage(ctx, origin, url, options);
-
+const open = (url, { ctx = site.context, ...options } = {}) => openPage(ctx, site.origin, url, options);
 
 const table = (page) => page.$$eval('#verdict-rows tr', (rows) => rows.map((r) => ({
   word: r.querySelector('.w').textContent,
@@ -554,7 +536,7 @@ test('embed mode: the new panels can be hidden, and work where shown', async () 
 // meanwhile, which made the page ignore the link (seen once in make test).
 // The tour's code is held back 700 ms so that the write comes due first.
 test('a tour link pasted right after a change opens the tour, even while the tour\'s code loads', async () => {
-  const ctx = await browser.newContext();
+  const ctx = await site.browser.newContext();
   await ctx.route('**/chunks/*.js', async (route) => {
     await new Promise((r) => setTimeout(r, 700));
     await route.continue();

@@ -5,33 +5,19 @@
 // long task during fast slider steps, stale runs dropped, the final
 // state's verdicts shown. Expected numbers come from the core
 // (build/site/poslab.js under Node), never from copies.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { ROOT, SITE, serveDir, launch, settled, openPage } from './harness.mjs';
+import { ROOT, SITE, settled, openPage, useSite } from './harness.mjs';
 
 const { createLab } = await import(`${SITE}/poslab.js`);
 const { sig } = await import(`${ROOT}web/app/format.js`);
 const lab = await createLab();
 const option = (name) => lab.options.options.find((o) => o.name === name);
 
-let server;
-let origin;
-let browser;
-let context;
+const site = useSite({ context: {} });
 
-before(async () => {
-  ({ server, origin } = await serveDir(SITE));
-  browser = await launch();
-  context = await browser.newContext();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
-
-const open = (url, options) => openPage(context, origin, url, options);
+const open = (url, options) => openPage(site.context, site.origin, url, options);
 
 // The verdict column as a student reads it, the mean last.
 const verdicts = (page) => page.$$eval('#verdict-rows tr .verdict .text', (cells) => cells.map((c) => c.textContent));
@@ -209,7 +195,7 @@ test('a large transformer never blocks the page: no long task during fast slider
   const words = Array.from({ length: 64 }, (_, i) => `w${String(i + 1).padStart(2, '0')}`);
   const hash = `#a=${words.join('+')}&b=${[...words].reverse().join('+')}&pos=1&scheme=rope&scale=1&dim=512&heads=8` +
     '&word=0&model=transformer&layers=12';
-  const page = await context.newPage();
+  const page = await site.context.newPage();
   const problems = [];
   page.on('pageerror', (e) => problems.push(e.message));
   page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
@@ -225,7 +211,7 @@ test('a large transformer never blocks the page: no long task during fast slider
       }
     }).observe({ type: 'long-animation-frame', buffered: true });
   });
-  await page.goto(`${origin}/?debug${hash}`);
+  await page.goto(`${site.origin}/?debug${hash}`);
   await page.waitForFunction(() => document.documentElement.dataset.ready &&
     document.getElementById('verdicts').getAttribute('aria-busy') === 'false', null, { timeout: 60000 });
   const first = await page.evaluate(() => window.poslabDebug.transformerRuns());

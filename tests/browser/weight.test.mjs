@@ -3,36 +3,24 @@
 // before compression), and the parts a student may never open (the guided
 // tour, Copy as NumPy's script writer, the heatmaps, the Why panel) are not
 // among it: they are fetched when first used, and then work. Run `make site`.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { SITE, serveDir, launch, openPage, settled } from './harness.mjs';
+import { openPage, settled, useSite } from './harness.mjs';
 
-let server;
-let origin;
-let browser;
-
-before(async () => {
-  ({ server, origin } = await serveDir(SITE));
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const site = useSite();
 
 const BUDGET = 300 * 1024; // 300 KiB
 
 test('the page as opened fetches under 300 KiB; the tour, Copy as NumPy and the heatmaps load when used', async () => {
-  const context = await browser.newContext();
+  const context = await site.browser.newContext();
   const fetched = new Map(); // path -> bytes
   context.on('response', async (r) => {
     const url = new URL(r.url());
-    if (url.origin !== origin) return;
+    if (url.origin !== site.origin) return;
     fetched.set(url.pathname, (await r.body()).length);
   });
-  const { page, done } = await openPage(context, origin, '/');
+  const { page, done } = await openPage(context, site.origin, '/');
   await page.waitForLoadState('networkidle');
   const atOpen = new Map(fetched);
   const total = [...atOpen.values()].reduce((a, b) => a + b, 0);

@@ -5,12 +5,11 @@
 // (-s·m·|i - j| for ALiBi). Also: nothing is computed while the panel is
 // closed, it fits 375 px in light and dark, and axe finds nothing serious
 // in it. Screenshots go to tests/artifacts/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import axeCore from 'axe-core';
-import { ROOT, SITE, ARTIFACTS, serveDir, launch, settled, openPage } from './harness.mjs';
+import { ROOT, SITE, ARTIFACTS, settled, openPage, useSite } from './harness.mjs';
 
 const { createLab } = await import(`${SITE}/poslab.js`);
 const { sig } = await import(`${ROOT}web/app/format.js`);
@@ -18,25 +17,10 @@ const { createWhyClaims, SHIFT, SPAN } = await import(`${ROOT}web/teach/why_clai
 const lab = await createLab();
 const why = createWhyClaims(lab);
 
-let server;
-let origin;
-let browser;
-let context;
+// axe is injected into the page, which its CSP would refuse
+const site = useSite({ context: { bypassCSP: true } });
 
-before(async () => {
-  await mkdir(ARTIFACTS, { recursive: true });
-  ({ server, origin } = await serveDir(SITE));
-  browser = await launch();
-  // axe is injected into the page, which its CSP would refuse
-  context = await browser.newContext({ bypassCSP: true });
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
-
-const open = (url, options) => openPage(context, origin, url, options);
+const open = (url, options) => openPage(site.context, site.origin, url, options);
 
 // The config the page computes with, read back from its own URL.
 async function pageConfig(page) {

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { near } from '../near.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dir = `${root}build/node-checkpoints`;
@@ -32,7 +33,7 @@ const filesOf = (layout) => Object.fromEntries(readdirSync(`${dir}/${layout}`)
 function agree(got, want, where, errors) {
   if (want === null || typeof want !== 'object') {
     if (typeof want === 'number') { // ids too: distinct ones differ by far more
-      if (!(typeof got === 'number' && Math.abs(got - want) <= 1e-12 + 1e-9 * Math.abs(want))) {
+      if (!(typeof got === 'number' && near(got, want))) {
         errors.push(`${where}: ${got}; NumPy ${want}`);
       }
     } else if (got !== want) errors.push(`${where}: ${JSON.stringify(got)}; NumPy ${JSON.stringify(want)}`);

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { near } from '../near.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const { createLab } = await import(`${root}build/site/poslab.js`);
@@ -12,7 +13,6 @@ const { tables } = JSON.parse(readFileSync(`${root}tests/fixtures/cases.json`, '
 const lab = await createLab();
 
 // docs/experiment.md: implementations agree to 1e-9 relative or 1e-12 absolute.
-const near = (got, want) => Math.abs(got - want) <= 1e-12 + 1e-9 * Math.abs(want);
 const verdicts = (result) => result.pairs.map((p) => p.allclose);
 const SHIFT = 'the cat chased the mouse';
 

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fixtureConfig } from './fixture_config.mjs';
+import { near } from '../near.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const site = `${root}build/site/`;
@@ -21,7 +22,6 @@ const fallback = await createLab({ simd: false });
 const simd = await createLab();
 
 // docs/experiment.md: implementations agree to 1e-9 relative or 1e-12 absolute.
-const near = (got, want) => Math.abs(got - want) <= 1e-12 + 1e-9 * Math.abs(want);
 
 const configOf = (options) => fixtureConfig(options, fallback.options);
 

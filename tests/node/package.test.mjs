@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, VERSION, TARBALL, makePackage, installPackage } from '../package_install.mjs';
+import { near } from '../near.mjs';
 
 let consumer;
 before(() => {
@@ -50,7 +51,6 @@ console.log(JSON.stringify(out));
 test('import { createLab } from \'poslab\' in a new project under Node: the module\'s figures, from either module', () => {
   writeFileSync(path.join(consumer.dir, 'check.mjs'), SCRIPT);
   const out = JSON.parse(execFileSync(process.execPath, ['check.mjs'], { cwd: consumer.dir, encoding: 'utf8' }));
-  const near = (got, want) => Math.abs(got - want) <= 1e-12 + 1e-9 * Math.abs(want);
   assert.equal(out.simdSupported, true);
   assert.equal(out.functions, JSON.parse(readFileSync(path.join(ROOT, 'src', 'exports.json'), 'utf8')).length);
   for (const name of ['simd', 'nosimd']) {

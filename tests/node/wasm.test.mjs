@@ -8,15 +8,13 @@ import { join } from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { fixtureConfig } from './fixture_config.mjs';
+import { near } from '../near.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const { createLab, CORE_FUNCTIONS } = await import(`${root}build/site/poslab.js`);
 const fixtures = JSON.parse(readFileSync(`${root}tests/fixtures/cases.json`, 'utf8'));
 const CLI = `${root}build/native/poslab`;
 
-// docs/experiment.md: implementations agree to 1e-9 relative or 1e-12 absolute.
-const RTOL = 1e-9, ATOL = 1e-12;
-const near = (got, want) => Math.abs(got - want) <= ATOL + RTOL * Math.abs(want);
 
 const configOf = (options) => fixtureConfig(options, lab.options);
 

@@ -323,8 +323,10 @@ export class Model {
   // at most two (the one a keystroke starts while the worker is free, and
   // the chart's own). Calls onSweep() once the sweep is cached (the curves
   // can be drawn), and resolves once the thresholds of the plotted word and
-  // the mean are too. Rejects as `call` does.
-  chartDataOffThread(state, call, { onSweep = () => {} } = {}) {
+  // the mean are too. Rejects as `call` does. `yields`: the worker also
+  // computes the verdicts (the transformer's run worker), and a newer run
+  // there drops this request ({stale}) at its next step.
+  chartDataOffThread(state, call, { onSweep = () => {}, yields = false } = {}) {
     const key = this.sweepKey(state);
     if (this.offThread?.key === key) {
       this.offThread.onSweep.add(onSweep);
@@ -336,6 +338,7 @@ export class Model {
     const request = { key, onSweep: new Set([onSweep]), transformer: isTransformer(state) };
     const finished = () => { if (this.offThread === request) this.offThread = null; };
     const coarse = !sweep && !this.coarse.get(key) && this.wantsCoarse(state, true);
+    const options = yields ? { latestOnly: true, yields: true, group: key } : undefined;
     request.promise = call({ config: this.configOf(state), range: SWEEP, pairs, sweep, coarse }, (partial) => {
       if (partial.coarse) {
         this.coarse.set(key, partial.sweep);
@@ -345,7 +348,7 @@ export class Model {
         this.swept.worker += 1;
       }
       request.onSweep.forEach((f) => f());
-    }).then((thresholds) => {
+    }, options).then((thresholds) => {
       for (const [pair, value] of thresholds) this.thresholds.set(`${key}#${pair}`, value);
       finished();
     }, (e) => {

@@ -35,16 +35,34 @@ export function thresholdFor(lab, config, sweep, pair) {
 // page's copy when it has one (it then needs only thresholds), `coarse`
 // asks for COARSE_SWEEP's points first. Sends the sweep as a partial reply
 // ({sweep, ms, coarse?}) and returns [[pair, threshold], ...].
-export function sweepJob({ config, range, pairs, coarse, sweep: given }, lab, partial) {
+// With `between` (serveRequests'), the sweeps go in steps of one magnitude
+// and are awaited between them and before each threshold: the run worker
+// computes a transformer's chart on the weights it drew for the verdicts
+// (one copy of them, not two), and a newer run for those weights takes over
+// at the next step.
+export async function sweepJob({ config, range, pairs, coarse, sweep: given }, lab, partial, between = null) {
+  const sweepOf = async (points) => {
+    if (!between) return lab.run({ ...config, sweep: points }).sweep;
+    const steps = lab.runSteps({ ...config, sweep: points });
+    for (let step = steps.next(); ; step = steps.next()) {
+      if (step.done) return step.value.sweep;
+      await between();
+    }
+  };
   let sweep = given;
   if (!sweep && coarse) {
     const t0 = performance.now();
-    partial({ sweep: lab.run({ ...config, sweep: COARSE_SWEEP }).sweep, ms: performance.now() - t0, coarse: true });
+    partial({ sweep: await sweepOf(COARSE_SWEEP), ms: performance.now() - t0, coarse: true });
   }
   if (!sweep) {
     const t0 = performance.now();
-    sweep = lab.run({ ...config, sweep: range }).sweep;
+    sweep = await sweepOf(range);
     partial({ sweep, ms: performance.now() - t0 });
   }
-  return pairs.map((pair) => [pair, thresholdFor(lab, config, sweep, pair)]);
+  const thresholds = [];
+  for (const pair of pairs) {
+    if (between) await between();
+    thresholds.push([pair, thresholdFor(lab, config, sweep, pair)]);
+  }
+  return thresholds;
 }

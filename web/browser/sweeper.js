@@ -2,7 +2,9 @@
 // run_worker.js for the transformer) from both sides: their lifecycle on
 // the page, and the one request/response protocol they speak.
 //
-//   page -> worker  {id, request, latestOnly}
+//   page -> worker  {id, request, latestOnly, yields}
+//                   {memory: n}     how much WebAssembly memory its core holds
+//                                   (browser/memory_report.js asks)
 //   worker -> page  {id, partial}   any number, before the end
 //                   {id, result}    the end
 //                   {id, error}     the core refused the request (an Error on the page)
@@ -10,6 +12,9 @@
 //                   {id, stale}     a newer latestOnly request came first
 //                   {ready}         once, when its copy of the core has started
 //                   {began: id}     a latestOnly request is being computed
+//                   {memory: n, bytes, heap}  the answer: memory.buffer.byteLength
+//                                   and the allocator's bytes in use (0 if
+//                                   its core never started)
 //
 // A worker that breaks (its script did not load, its copy of the core did
 // not start) is dropped for good, and callers get {broken} (not an Error):
@@ -19,7 +24,15 @@
 // worker: before it begins, or between the steps of a handler that takes
 // them (serveRequests' `between`, the transformer's runs). The worker
 // keeps what it holds that way (its drawn weights); ending it
-// (restart()) is for work that cannot wait for the next step.
+// (restart()) is for work that cannot wait for the next step. A request
+// that `yields` (the transformer's chart, which shares the run worker
+// and its weights) is dropped so by a newer request of any kind; one that
+// does not, only by a newer one that does not yield either: asking for a
+// chart never drops the run it waits for.
+//
+// WebAssembly memory never shrinks: a worker whose core grew (a large
+// transformer's weights) gives its memory back only when it is ended
+// (end()); copies() lists the copies running, for memory_report.js.
 
 // The page's side. `url`: the worker's script. With `spare`, more copies
 // are started beside it and kept ready, so that restart() can drop a
@@ -30,6 +43,11 @@ export function createSweeper(url, { spare = false, name = 'sweep worker', type 
   let next = 0;
   const inFlight = new Set(); // {w, reject} of the calls not yet answered
   const started = new WeakSet(); // the workers whose copy of the core is ready
+  // Ends a copy, marked so for whoever awaits an answer from it.
+  const end = (w) => {
+    w.terminate();
+    w.ended = true;
+  };
   const spawn = () => {
     try {
       const w = new Worker(url, { type });
@@ -41,7 +59,7 @@ export function createSweeper(url, { spare = false, name = 'sweep worker', type 
         // use what it drew; for another, the worker is ended.
         if (data.began !== undefined && w === worker) {
           const began = [...inFlight].find((c) => c.w === w && c.id === data.began);
-          if ([...inFlight].some((c) => c.w === w && c.latestOnly && c.id > data.began &&
+          if ([...inFlight].some((c) => c.w === w && c.latestOnly && !c.yields && c.id > data.began &&
                                  (c.group === null || c.group !== began?.group))) restart();
         }
       });
@@ -67,13 +85,16 @@ export function createSweeper(url, { spare = false, name = 'sweep worker', type 
   };
   refill();
 
+  // Without `why`, end(): every copy is ended, for good (the page makes a
+  // new sweeper when it needs one again); the calls they were answering
+  // reject with {stale}, or with {broken} after a failure.
   function drop(why) {
     if (!worker) return;
-    console.warn(`poslab: the page computes on its own thread: the ${name} failed (${why})`);
-    worker.terminate();
-    standby.forEach((w) => w.terminate());
+    if (why) console.warn(`poslab: the page computes on its own thread: the ${name} failed (${why})`);
+    [worker, ...standby].forEach(end);
     worker = null;
     standby = [];
+    for (const call of [...inFlight]) call.reject(why ? { broken: why } : { stale: true });
   }
 
   // Stops whatever the worker is computing (a run for a state the page has
@@ -91,7 +112,7 @@ export function createSweeper(url, { spare = false, name = 'sweep worker', type 
     const ready = standby.findIndex((w) => started.has(w));
     worker = standby.length ? standby.splice(ready < 0 ? 0 : ready, 1)[0] : spawn();
     refill();
-    old.terminate();
+    end(old);
     for (const call of [...inFlight]) if (call.w === old) call.reject({ stale: true });
     return true;
   }
@@ -102,12 +123,12 @@ export function createSweeper(url, { spare = false, name = 'sweep worker', type 
   // request, when a newer one reached the worker before it began or
   // before its next step. `group`: requests that share what the worker
   // draws for them (see the `began` message above).
-  function call(request, onPartial = () => {}, { latestOnly = false, group = null } = {}) {
+  function call(request, onPartial = () => {}, { latestOnly = false, yields = false, group = null } = {}) {
     const w = worker;
     if (!w) return Promise.reject({ broken: 'no worker' });
     const id = ++next;
     return new Promise((resolve, reject) => {
-      const entry = { w, id, latestOnly, group, reject: (why) => done(() => reject(why)) };
+      const entry = { w, id, latestOnly, yields, group, reject: (why) => done(() => reject(why)) };
       const done = (fn) => {
         inFlight.delete(entry);
         w.removeEventListener('message', onMessage);
@@ -126,11 +147,12 @@ export function createSweeper(url, { spare = false, name = 'sweep worker', type 
       inFlight.add(entry);
       w.addEventListener('message', onMessage);
       w.addEventListener('error', onError);
-      w.postMessage({ id, request, latestOnly });
+      w.postMessage({ id, request, latestOnly, yields });
     });
   }
 
-  return { call, restart, available: () => worker !== null, restarts: () => restarts };
+  return { call, restart, end: () => drop(), available: () => worker !== null, restarts: () => restarts,
+    copies: () => [worker, ...standby].filter(Boolean) }; // the one in use first
 }
 
 // The worker's side: `start` is a promise of what the handler needs (its
@@ -139,17 +161,27 @@ export function createSweeper(url, { spare = false, name = 'sweep worker', type 
 // errors. A handler that works in steps awaits between() after each: it
 // lets the worker read its messages, and throws (the request is answered
 // {stale}) when a newer `latestOnly` request has arrived for this one.
-// Requests are answered one at a time, in order.
+// Requests are answered one at a time, in order. `start` resolves to a lab
+// (poslab.js's), which also answers what its memory holds, at once or
+// between two steps of a request.
 export function serveRequests(start, handler) {
   start.then(() => self.postMessage({ ready: true }), () => {}); // failures: reported with each request
-  let newest = 0;
+  let newest = 0; // the newest request that does not yield
+  let newestAny = 0;
   let queue = Promise.resolve();
   const STALE = Symbol('stale');
   self.onmessage = ({ data }) => {
-    newest = Math.max(newest, data.id); // seen by the request in hand at its next step
+    if (data.memory !== undefined) {
+      start.then((lab) => ({ bytes: lab.memoryBytes(), heap: lab.heapBytesInUse() }), () => ({ bytes: 0, heap: 0 }))
+        .then((answer) => self.postMessage({ memory: data.memory, ...answer }));
+      return;
+    }
+    // seen by the request in hand at its next step
+    if (!data.yields) newest = Math.max(newest, data.id);
+    newestAny = Math.max(newestAny, data.id);
     queue = queue.then(() => serve(data));
   };
-  async function serve({ id, request, latestOnly }) {
+  async function serve({ id, request, latestOnly, yields }) {
     let ready;
     try {
       ready = await start;
@@ -157,7 +189,7 @@ export function serveRequests(start, handler) {
       self.postMessage({ id, broken: String(e?.message ?? e) });
       return;
     }
-    const superseded = () => latestOnly && id < newest;
+    const superseded = () => latestOnly && id < (yields ? newestAny : newest);
     if (superseded()) { // queued while the core started or a run computed, and no longer wanted
       self.postMessage({ id, stale: true });
       return;
