@@ -96,11 +96,11 @@ test('example pairs: the sentences, where they start and what else the lesson ne
   for (const preset of PRESETS) {
     const page = store.applyPreset(before, preset, form);
     const { lab: s } = page;
-    assert.deepEqual([s.a, s.b, s.word], [preset.a, preset.b, preset.a.split(' ').length - 1]);
+    assert.deepEqual([s.a, s.b, s.word], [preset.a, preset.b, preset.settings.word ?? preset.a.split(' ').length - 1]);
     assert.deepEqual([s.offsetA, s.offsetB], [preset.settings.offsetA, preset.settings.offsetB]);
     for (const [name, value] of Object.entries(preset.settings)) assert.equal(s[name], value, name);
-    // a scheme it names starts at the core's default magnitude for it; otherwise the page's stays
-    assert.equal(s.scale, preset.settings.scheme ? form.defaultScale(preset.settings.scheme) : 0.3);
+    // a scheme it names comes with the pair's magnitude, else the core's default for it; otherwise the page's stays
+    assert.equal(s.scale, preset.settings.scale ?? (preset.settings.scheme ? form.defaultScale(preset.settings.scheme) : 0.3));
     assert.equal(s.seed, 9);
     assert.deepEqual(page.refused, {}, 'the refused start is replaced');
     // what it sets up is a config the core runs (heads divide d)

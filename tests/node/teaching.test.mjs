@@ -52,8 +52,10 @@ test('the tour follows the module: the predictions it expects are what the lab c
     assert.equal(answer, expected[k], `step ${k + 1} (${step.title})`);
     const p = followed(result, state);
     if (k !== 3 && k < 7) {
-      assert.match(question, /“man”/);
-      assert.ok(lines[0].startsWith(`np.allclose(out_a[2], out_b[0]) says ${TF(p.allclose)}:`), lines[0]);
+      // the RoPE step follows "bites", which keeps its place
+      const [word, call] = k === 5 ? ['bites', 'out_a[1], out_b[1]'] : ['man', 'out_a[2], out_b[0]'];
+      assert.match(question, new RegExp(`“${word}”`));
+      assert.ok(lines[0].startsWith(`np.allclose(${call}) says ${TF(p.allclose)}:`), lines[0]);
     }
   });
   // Step 3 quotes the live cosine distance and the threshold (exercise 3).
@@ -135,15 +137,20 @@ test('the shift test step: its count for every scheme is the core\'s; relative s
 
 test('the ALiBi step: a reversal keeps every distance; a swap does not; RoPE tells the mirror apart', () => {
   const mirror = tourStep(8);
-  assert.deepEqual([mirror.state.a, mirror.state.b, mirror.state.scheme, mirror.state.dim], ['dog bites man', 'man bites dog', 'alibi', 6]);
+  assert.deepEqual([mirror.state.a, mirror.state.b, mirror.state.scheme, mirror.state.dim, mirror.state.heads, mirror.state.scale, mirror.state.causal],
+    ['dog bites man', 'man bites dog', 'alibi', 12, 3, 16, false]);
+  assert.match(STEPS[8].intro(mirror), /Each of the 3 heads does this at its own rate.*times 16, without a causal mask\./);
+  assert.match(STEPS[8].intro(tourStep(8, (st) => { st.heads = 1; })), /One head has one rate, 1\/256 per word/);
   const here = count(mirror.result);
   assert.equal(mirror.lines[0], `${here.same} of ${here.paired} words say True, and the sentence mean says True.`);
   assert.equal(here.same, here.paired);
   assert.equal(mirror.question, '“man bites dog” is “dog bites man” read backwards. With ALiBi, will every word come out identical?');
   assert.match(mirror.lines[1], /“dog” and “man” stand 2 apart in A and 2 apart in B/);
-  const swap = lab.run({ sentence_a: 'the cat chased the mouse', sentence_b: 'the mouse chased the cat', dim: 16, scheme: 'alibi' });
+  assert.match(mirror.lines[1], /so without a causal mask it cannot tell who did what to whom/);
+  const swap = lab.run({ sentence_a: 'the cat chased the mouse', sentence_b: 'the mouse chased the cat', dim: 12, heads: 3, scale: 16, scheme: 'alibi' });
   assert.equal(swap.mean.allclose, false);
-  assert.ok(mirror.lines[2].includes(`the sentence mean says False (max |diff| ${sig(swap.mean.max_abs_diff)})`), mirror.lines[2]);
+  assert.ok(mirror.lines[2].includes(`“chased” says False (cosine distance ${sig(swap.pairs[2].cosine_distance)}) ` +
+    `and the sentence mean False (cosine distance ${sig(swap.mean.cosine_distance)})`), mirror.lines[2]);
   const rope = count(lab.run({ scheme: 'rope' }));
   assert.ok(rope.same < rope.paired);
   assert.ok(mirror.lines[3].startsWith(`RoPE, which also sees which word comes first, tells them apart: with it, ${rope.same} of ${rope.paired} words say True.`), mirror.lines[3]);

@@ -81,10 +81,10 @@ export function setSentences(page, a, b) {
 }
 
 // An example pair (teach/presets.js) with the settings it needs; a scheme
-// it names starts at its own default magnitude.
+// it names comes with the magnitude the pair gives, else its own default.
 export function applyPreset(page, { a, b, settings = {} }, form) {
   const next = setSentences(page, a, b);
-  const changes = settings.scheme ? { ...settings, scale: form.defaultScale(settings.scheme) } : settings;
+  const changes = settings.scheme ? { scale: form.defaultScale(settings.scheme), ...settings } : settings;
   return set(next, changes);
 }
 

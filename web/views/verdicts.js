@@ -118,7 +118,7 @@ function story(result, state, wordPair) {
     const kept = facts.shift !== null ? 'every distance and order between words is kept'
       : 'every distance between words is kept';
     return `Positional information is on (${at}), yet ${how}. ${scheme} sees ${SEES[state.scheme]}, and ` +
-      `${kept}, so it cannot tell the two sentences apart at any magnitude.`;
+      `${kept}, so ${state.scheme === 'alibi' ? 'without a causal mask ' : ''}it cannot tell the two sentences apart at any magnitude.`;
   }
   if (facts && facts.shift && !SEES[state.scheme]) {
     return `Positional information is on (${at}), and ${how}. ${scheme} adds a signal for where each word stands, ` +

@@ -307,7 +307,7 @@ function alibiBlock(changed) {
       outputs.set(a.outputs.allclose, 'Reversing a sentence keeps every distance, so ALiBi adds the same ' +
         'penalties to it. Sentence A against A backwards (word i against word n − 1 − i): the outputs are ' +
         `${a.outputs.allclose ? 'the same' : 'not the same'} (max |diff| ${size(a.outputs.maxDiff)}).` +
-        (a.outputs.allclose ? ' Word for word, ALiBi cannot tell a sentence from its reversal.'
+        (a.outputs.allclose ? ' Word for word and without a causal mask, ALiBi cannot tell a sentence from its reversal.'
           : a.causal ? ' The causal mask is on: the mask is not symmetric, and it is what sees the order here.' : ''));
       setHidden(mask, !a.causal);
       setText(mask, 'The bias above is computed without the causal mask, so that every pair of words has one.');
