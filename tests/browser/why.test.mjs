@@ -158,7 +158,7 @@ test('RoPE: the shift test word by word, and the absolute schemes failing it', a
   const claims = why(await pageConfig(page));
   assert.equal(seen.figure, 'RoPE');
   assert.deepEqual(seen.badges, ['True']);
-  assert.deepEqual(seen.shift, claims.shift.words.map((w, i) => [w.word, `${i} → ${i + SHIFT}`, '✓ True', sig(w.maxDiff)]));
+  assert.deepEqual(seen.shift, claims.shift.words.map((w, i) => [w.word, `${i} → ${i + SHIFT}`, '= True', sig(w.maxDiff)]));
   assert.ok(claims.shift.maxDiff < 1e-9);
   for (const c of claims.contrast) {
     assert.equal(c.allclose, false);

@@ -203,6 +203,7 @@ export const STEPS = [
   },
   {
     title: 'Make the signal faint',
+    show: '#plot', // what its answer points at: brought into view (views/tour.js)
     set: (state, form) => moduleView(state, form, { positions: true, scheme: 'random', scale: 0.001 }),
     intro: () => 'Exercise 3 of the module: keep the positional signal, but 500 times weaker, at magnitude 0.001.',
     question: (ctx) => `What will np.allclose say about ${W(ctx)} now?`,
@@ -259,6 +260,7 @@ export const STEPS = [
   },
   {
     title: 'A real encoding: sinusoidal',
+    show: '#plot', // what its answer points at: brought into view (views/tour.js)
     set: (state, form) => moduleView(state, form, { positions: true, scheme: 'sinusoidal', scale: form.defaultScale('sinusoidal') }),
     intro: () => 'The original Transformer does not add random vectors. It adds sine and cosine waves of many ' +
       'wavelengths, so each position gets its own smooth pattern.',
@@ -396,6 +398,7 @@ export const STEPS = [
   },
   {
     title: 'A whole transformer: depth keeps the identity',
+    show: '#blocks', // what its answer points at: brought into view (views/tour.js)
     set: (state, form) => transformerView(state, form, {}),
     intro: ({ state }) => `The lab now runs GPT-2’s architecture instead of one head: ${state.layers} blocks, each ` +
       `with LayerNorm, ${state.heads}-head attention with an output projection, a GELU MLP and residual ` +
@@ -423,6 +426,7 @@ export const STEPS = [
   },
   {
     title: 'GPT-2’s mask: order without positions',
+    show: '#blocks', // what its answer points at: brought into view (views/tour.js)
     // at weight scale 1: at GPT-2's initial 0.02 the difference is real but
     // faint (cosine distance 5e-6), and the reveal quotes both
     set: (state, form) => transformerView(state, form, { causal: true, weightStd: 1 }),

@@ -70,6 +70,8 @@ export function createExport(root, dialog, get) {
 
   const copy = root.querySelector('#copy-numpy');
   for (const early of ['pointerenter', 'pointerdown', 'focus']) copy.addEventListener(early, loadScriptWriter, { once: true });
+  // this module itself loads as the pointer or focus reaches the row (main.js)
+  if (copy.matches(':hover, :focus')) loadScriptWriter();
   copy.addEventListener('click', copyNumpy);
   // everything() may be a promise (a transformer's, computed in a worker).
   async function numbers() {
