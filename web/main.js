@@ -239,6 +239,8 @@ async function start() {
         result: () => model.cachedRun(store.get().lab) ?? model.verdict(store.get().lab),
         everything: () => model.everything(store.get().lab, page.runs()?.call),
         chart: () => plot?.chart ?? null,
+        // the thresholds stated for the followed word and the mean, as far as worked out
+        thresholds: () => [store.get().lab.word, -1].map((pair) => ({ pair, threshold: model.cachedThreshold(store.get().lab, pair) ?? null })),
         link: urlSync.link,
       }),
     },
