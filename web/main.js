@@ -175,6 +175,7 @@ function startWorker(name, options) {
 async function start() {
   const view = readView(window.location.search);
   applyView(view);
+  if (view.embed) import('./browser/frame_height.js').then((m) => m.reportHeight()).catch(() => {});
   let lab;
   try {
     lab = await createLab();

@@ -88,18 +88,17 @@ function fillRow(row, { word, where, verdict, maxDiff, cosine }) {
   setFigure(row.cosine, cosine);
 }
 
-// Words for one compared pair (or the mean) on a card.
+// The figures under a card's verdict (its meaning is the line above them).
 function cardText(figures) {
   if (!figures || figures.allclose === undefined) return 'has no partner in sentence B, so there is nothing to compare';
   const d = sig(figures.max_abs_diff);
-  const c = sig(figures.cosine_distance);
+  const c = figureText(figures.cosine_distance);
   if (figures.allclose) {
-    if (figures.max_abs_diff === 0) return 'exactly the same vector in both sentences (max |diff| 0)';
-    return figures.max_abs_diff < ROUNDING_LEVEL
-      ? `the same vector in both sentences, up to rounding (max |diff| ${d})`
-      : `close enough for np.allclose, though not identical (max |diff| ${d}, cosine distance ${c})`;
+    if (figures.max_abs_diff === 0) return 'max |diff| 0: equal to the last bit';
+    return figures.max_abs_diff < ROUNDING_LEVEL ? `max |diff| ${d}: rounding`
+      : `max |diff| ${d}, cosine distance ${c}: not identical, but within np.allclose’s tolerance`;
   }
-  return `different vectors: max |diff| ${d}, cosine distance ${c}`;
+  return `max |diff| ${d}, cosine distance ${c}`;
 }
 
 // What a verdict means for word order, in one plain line beside it. For the
