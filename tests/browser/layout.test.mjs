@@ -70,3 +70,23 @@ test('a tour step that points at the chart brings it into view once answered', a
   assert.ok(await inView(page, '#chart'), 'the chart is in view');
   await page.close();
 });
+
+test('on a phone: the heatmap says it scrolls, the block chart\'s labels are 11 px or more; Guided tour is the third Tab stop', async () => {
+  const page = await browser.newPage({ viewport: { width: 375, height: 800 } });
+  await page.goto(`${origin}/#a=the+cat+chased+the+mouse&b=the+mouse+chased+the+cat&pos=1`);
+  await page.waitForSelector('html[data-ready="true"]');
+  for (let k = 0; k < 3; k++) await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'tour-start');
+  await page.click('#heatmap summary');
+  await page.waitForSelector('#heat-a td');
+  await page.waitForTimeout(200);
+  const hint = await page.$eval('#heat-a caption', (c) => [c.parentElement.parentElement.className, getComputedStyle(c, '::after').content]);
+  assert.match(hint[0], /scrolls/);
+  assert.match(hint[1], /scroll sideways/);
+  await page.check('input[name="model"][value="transformer"]');
+  await page.waitForSelector('.bl-tick');
+  await page.waitForTimeout(300);
+  const sizes = await page.$$eval('.bl-tick, .bl-axis', (ticks) => ticks.map((t) => t.getBoundingClientRect().height));
+  assert.ok(sizes.length > 5 && Math.min(...sizes) >= 11, `tick labels ${Math.min(...sizes)} px high`);
+  await page.close();
+});

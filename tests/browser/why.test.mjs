@@ -136,7 +136,7 @@ test('sinusoidal: the 16 x 16 dot products, constant diagonals, the rotation', a
   assert.ok(seen.claims[0].includes(`at most ${size(s.diagonals.spread)}`), seen.claims[0]);
   assert.ok(s.diagonals.spread <= 1e-12);
   assert.ok(seen.claims[1].includes(`PE(p + ${SHIFT}) are allclose`) && seen.claims[1].includes(size(s.rotation.maxDiff)), seen.claims[1]);
-  assert.match(seen.text, /shift test \(see RoPE\) gives False/);
+  assert.match(seen.text, /shift test \(sentence A against itself, starting later\) gives False/);
   assert.deepEqual(await axeIn(page, '#why'), []);
 
   // an odd d: the page says the diagonals break, with the number

@@ -181,7 +181,7 @@ export const STEPS = [
       const p = followed(result, state);
       const where = p ? ` ${quoted(p.word)} stands at position ${p.index_a} in A and at position ${p.index_b} in B, ` +
         'so it gets a different one added in each.' : '';
-      return 'Now each position gets its own fixed random vector (the module’s stand-in for a real encoding), ' +
+      return 'Now each position gets its own fixed random vector (a stand-in for a real encoding), ' +
         `added to the word before attention, at magnitude ${sig(state.scale)}.${where}`;
     },
     question: (ctx) => `Will ${W(ctx)} still come out identical?`,
@@ -205,7 +205,7 @@ export const STEPS = [
     title: 'Make the signal faint',
     show: '#plot', // what its answer points at: brought into view (views/tour.js)
     set: (state, form) => moduleView(state, form, { positions: true, scheme: 'random', scale: 0.001 }),
-    intro: () => 'Exercise 3 of the module: keep the positional signal, but 500 times weaker, at magnitude 0.001.',
+    intro: () => 'Keep the positional signal, but 500 times weaker: magnitude 0.001.',
     question: (ctx) => `What will np.allclose say about ${W(ctx)} now?`,
     choices: [{ label: 'Still False', value: false }, { label: 'True again', value: true }],
     answer: wordAnswer,
@@ -230,7 +230,7 @@ export const STEPS = [
     title: 'Your own words',
     anyState: true, // the student's words are the point
     set: (state) => Object.assign(state, { positions: false, causal: false, word: wordsOf(state.a).length - 1 }),
-    intro: () => 'Exercise 1: type a sentence of your own into Sentence A, and the same words in another order ' +
+    intro: () => 'Type a sentence of your own into Sentence A, and the same words in another order ' +
       'into Sentence B (or press Shuffle B). Positional information is off again.',
     question: () => 'Will every word come out identical, whatever words you pick?',
     choices: [{ label: 'All identical', value: true }, { label: 'Some differ', value: false }],
