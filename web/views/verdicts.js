@@ -35,10 +35,10 @@ function verdictNode(className) {
 
 // A number cell: the figure, plus a quiet tag when it is only rounding.
 // cell: {num, tag}, the cell's two spans.
-// A figure below ROUNDING_LEVEL that is not 0 is shown as "≈ 0": a cosine
-// distance of -2.22e-16 reads as an error, not as rounding. The exact value
-// is its title (and in the CSV, the JSON and the NumPy script).
-export const figureText = (value) => (value !== 0 && Math.abs(value) < ROUNDING_LEVEL ? '≈ 0' : sig(value));
+// A negative figure at rounding level is shown as "≈ 0": a cosine distance
+// of -2.22e-16 reads as an error, not as rounding. The exact value is its
+// title (and in the CSV, the JSON and the NumPy script).
+export const figureText = (value) => (value < 0 && value > -ROUNDING_LEVEL ? '≈ 0' : sig(value));
 function setFigure(cell, value) {
   const missing = value === undefined;
   setText(cell.num, missing ? '–' : figureText(value));
