@@ -18,7 +18,7 @@ export NODE_PATH := /usr/share/nodejs
 # What building needs, and what only the tests need (Chromium, NumPy, the
 # fuzzer's runtime, valgrind), so that `make serve` and `make dist` stay lean.
 BUILD_PACKAGES := cmake gcc make python3 emscripten
-TEST_PACKAGES := python3-numpy chromium clang libclang-rt-14-dev valgrind
+TEST_PACKAGES := python3-numpy python3-ipython chromium clang libclang-rt-14-dev valgrind
 # The other two engines: Firefox (driven by puppeteer-core), WebKitGTK's
 # MiniBrowser with its WebDriver (libwebkit2gtk-4.1-0 comes with the driver),
 # the X server it draws on, Mesa for its rendering and a font. Without their
@@ -122,10 +122,17 @@ serve: site native
 
 # A self-contained folder for any static host, and in it poslab.html, the
 # whole lab in one file that opens from disk (web/dist/single_file.mjs).
+# make dist SITE_URL=https://example.org/poslab/ writes where it will be
+# published into both pages: their Embed dialog then gives snippets that
+# frame that address even when the page is opened from disk.
+SITE_URL ?=
 dist: site
+	@case '$(SITE_URL)' in '') ;; http://*|https://*) ;; *) echo "poslab: SITE_URL must start with http:// or https://"; exit 2;; esac
+	@case '$(SITE_URL)' in *[\"\'\<\>\|\ ]*) echo "poslab: SITE_URL must not hold quotes, <, >, | or spaces"; exit 2;; esac
 	rm -rf dist
 	cp -R $(SITE) dist
 	node web/dist/single_file.mjs $(SITE) $(PAGE_SRC) dist/poslab.html
+	[ -z '$(SITE_URL)' ] || sed -i 's|<head>|<head><meta name="poslab-site" content="$(SITE_URL)">|' dist/index.html dist/poslab.html
 	@echo "poslab: dist/ holds the whole lab; serve it from any static host"
 
 # The wrapper as an npm package (not published): build/package/, packed by

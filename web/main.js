@@ -20,7 +20,6 @@ import { createPage, afterPaint, nextTask } from './page.js';
 import { TYPED, showFailure, buildSchemeChoices } from './views/controls.js';
 import { readView, applyView } from './views/embed.js';
 import { createPermutation, createBaseline } from './views/permutation.js';
-import { createExport } from './views/export.js';
 import { createPlot } from './views/plot.js';
 import { TOUR_STEPS } from './teach/tour_length.js';
 import { PRESETS } from './teach/presets.js';
@@ -74,6 +73,13 @@ function wire({ store, form, model, page, tourMemory, tourActions, view }) {
     radio.addEventListener('change', () => go(update.chooseScheme, radio.value, form));
   }
   $('scale-slider').addEventListener('input', (e) => go(update.slideScale, Number(e.target.value)));
+  $('scale-slider').addEventListener('keydown', (e) => {
+    const slider = e.target;
+    const next = update.keyedScale(store.get().lab.scale, e.key, 10 ** Number(slider.min), 10 ** Number(slider.max));
+    if (next === null) return;
+    e.preventDefault();
+    go(update.setScale, next);
+  });
   $('plot-word').addEventListener('change', (e) => go(update.set, { word: Number(e.target.value) }));
   $('reset').addEventListener('click', () => go(update.reset, form));
   $('notice-close').addEventListener('click', () => go(update.dismissNotice));
@@ -91,6 +97,32 @@ function wire({ store, form, model, page, tourMemory, tourActions, view }) {
       showFailure(document, 'The Embed dialog could not be loaded', e);
     }
   });
+}
+
+// The export row's code (views/export.js) loads as a student heads for one
+// of its buttons (pointer, touch or focus); a click that comes before it
+// has loaded waits for it and is then passed on.
+function exportOnDemand(root, dialog, get) {
+  let loaded = null;
+  let loading = null;
+  const load = () => (loading ??= track(import('./views/export.js')).then(({ createExport }) => { loaded = createExport(root, dialog, get); }));
+  for (const button of root.querySelectorAll('button')) {
+    for (const early of ['pointerenter', 'pointerdown', 'focus']) button.addEventListener(early, () => load().catch(() => {}), { once: true });
+  }
+  root.addEventListener('click', async (e) => {
+    const button = e.target.closest('button');
+    if (loaded || !button) return;
+    e.stopImmediatePropagation();
+    try {
+      await load();
+    } catch (error) {
+      showFailure(document, 'The downloads could not be loaded', error);
+      return;
+    }
+    button.click();
+  }, { capture: true });
+  // The chart button only when there is a chart.
+  return { render: ({ hasChart }) => { $('download-png').hidden = !hasChart; } };
 }
 
 // The tour panel's buttons; the step is kept for a later "Resume".
@@ -146,6 +178,7 @@ async function start() {
   const view = readView(window.location.search);
   applyView(view);
   buildSchemeChoices(document);
+  if (view.embed) import('./browser/frame_height.js').then((m) => m.reportHeight()).catch(() => {});
   let lab;
   try {
     lab = await createLab();
@@ -209,11 +242,13 @@ async function start() {
     panels: {
       permutation: createPermutation($('permutation')),
       baseline: createBaseline($('baseline')),
-      exporter: createExport($('export'), $('numpy-dialog'), {
+      exporter: exportOnDemand($('export'), $('numpy-dialog'), {
         // the verdicts shown (a transformer's are cached once shown)
         result: () => model.cachedRun(store.get().lab) ?? model.verdict(store.get().lab),
         everything: () => model.everything(store.get().lab, page.runs()?.call),
         chart: () => plot?.chart ?? null,
+        // the thresholds stated for the followed word and the mean, as far as worked out
+        thresholds: () => [store.get().lab.word, -1].map((pair) => ({ pair, threshold: model.cachedThreshold(store.get().lab, pair) ?? null })),
         link: urlSync.link,
       }),
     },

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ROOT, serveDir, launch, watch, settled, verdictColumn } from './harness.mjs';
 import { iframeSnippet } from '../../web/views/embed_dialog.js';
 
@@ -173,4 +174,26 @@ test('inside a cross-origin iframe the lab renders and responds', async () => {
   assert.deepEqual(bad, []);
   assert.deepEqual(problems, []);
   await context.close();
+});
+
+test('make dist SITE_URL=... carries the published address: the single file opened from disk frames it', async () => {
+  const make = (...more) => spawnSync('make', ['--no-print-directory', '-o', 'site', 'dist', ...more], { cwd: ROOT, encoding: 'utf8', timeout: 600000 });
+  assert.notEqual(make('SITE_URL=javascript:alert(1)').status, 0, 'an address that is not http(s) is refused');
+  const made = make('SITE_URL=https://example.org/poslab/');
+  assert.equal(made.status, 0, made.stderr);
+  try {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${pathToFileURL(path.join(DIST, 'poslab.html')).href}#pos=1`);
+    await page.waitForSelector('html[data-ready="true"]');
+    await page.click('#embed-open');
+    await page.waitForSelector('#embed-dialog[open]');
+    assert.ok(await page.isVisible('#embed-local'), 'the dialog says the page is on this computer');
+    assert.equal(await page.inputValue('#embed-base'), 'https://example.org/poslab/');
+    assert.match(await page.inputValue('#embed-jupyter'), /^from IPython\.display import IFrame\nIFrame\("https:\/\/example\.org\/poslab\/\?embed=1#/);
+    assert.match(await page.inputValue('#embed-code'), /<iframe src="https:\/\/example\.org\/poslab\/\?embed=1#/);
+    await context.close();
+  } finally {
+    assert.equal(make().status, 0); // dist/ as the other tests expect it
+  }
 });

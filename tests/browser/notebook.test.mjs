@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { ARTIFACTS, openPage, verdictColumn, useSite } from './harness.mjs';
 
 const site = useSite({ context: {} });
@@ -34,4 +35,83 @@ test('the Jupyter cell frames the HTML snippet\'s view, and the view opens as sh
   assert.equal(await framed.page.inputValue('#scale-text'), '0.001');
   assert.deepEqual(await verdictColumn(framed.page), ['False', 'False', 'False', 'False']);
   await framed.done();
+});
+
+// Reads the dialog's snippets after pasting where the lab is "published"
+// (here: this test's server, as the page is opened from localhost).
+async function snippets(hash, publishedAt) {
+  const { page, done } = await openPage(site.context, site.origin, `/${hash}`);
+  await page.click('#embed-open');
+  await page.waitForSelector('#embed-dialog[open]');
+  const note = await page.isVisible('#embed-local');
+  await page.fill('#embed-base', 'not an address');
+  const refused = await page.getAttribute('#embed-base', 'aria-invalid');
+  await page.fill('#embed-base', publishedAt);
+  await page.check('#embed-hide input[value="intro"]');
+  const out = { note, refused, html: await page.inputValue('#embed-code'), cell: await page.inputValue('#embed-jupyter') };
+  await done();
+  return out;
+}
+
+// The frame's own scrolling: none when the frame fits its content.
+const innerScroll = (frame) => frame.evaluate(() => document.documentElement.scrollHeight - window.innerHeight);
+
+test('opened from localhost the dialog says so and frames the pasted address; the snippet fits at 640, 800 and 1024 px', async () => {
+  // a published address the page cannot guess: this server under another name
+  const publishedAt = `${site.origin.replace('127.0.0.1', 'localhost')}/`;
+  const { note, refused, html, cell } = await snippets('#pos=1', publishedAt);
+  assert.ok(note, 'the dialog says the page is local');
+  assert.equal(refused, 'true', 'text that is no address is marked');
+  assert.ok(html.includes(` src="${publishedAt}?embed=1&amp;hide=intro#`), html);
+  assert.ok(cell.includes(`IFrame("${publishedAt}?embed=1&hide=intro#`), cell);
+  // The course page: the snippet as pasted, between two paragraphs.
+  const course = await serveDir(SITE, { pages: { '/course.html': `<!doctype html><meta charset="utf-8"><body style="margin:0">` +
+    `<p>Before the lab.</p>${html}<p id="after">After the lab.</p></body>` } });
+  try {
+    for (const width of [640, 800, 1024]) {
+      const page = await site.context.newPage();
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(`${course.origin}/course.html`);
+      const frame = await (await page.waitForSelector('iframe[data-poslab]')).contentFrame();
+      await frame.waitForSelector('html[data-ready="true"]');
+      await frame.waitForSelector('#chart');
+      await page.waitForFunction(() => document.querySelector('iframe').style.height !== '', null, { timeout: 10000 });
+      await page.waitForTimeout(600); // the chart's last layout, and the message after it
+      const gap = await innerScroll(frame);
+      assert.ok(gap <= 0, `at ${width} px the frame scrolls by ${gap} px`);
+      assert.deepEqual(await verdictColumn(frame), ['False', 'False', 'False', 'False']);
+      if (width === 800) await page.screenshot({ path: path.join(ARTIFACTS, 'embed-course-800.png'), fullPage: true });
+      await page.close();
+    }
+  } finally {
+    course.server.close();
+  }
+});
+
+test('the Jupyter cell through IPython: its HTML frames the lab, which shows its verdicts', async () => {
+  const publishedAt = `${site.origin}/`;
+  const { cell } = await snippets('#a=the+cat+sat&b=sat+the+cat&pos=1', publishedAt);
+  // Debian's IPython runs the cell; _repr_html_ is what a notebook shows.
+  const html = execFileSync('/usr/bin/python3', ['-c', [
+    'import sys',
+    'lines = sys.stdin.read().split("\\n")',
+    'ns = {}',
+    'exec(lines[0], ns)',
+    'print(eval(lines[1], ns)._repr_html_())',
+  ].join('\n')], { input: cell, encoding: 'utf8' });
+  assert.match(html, /<iframe/);
+  const notebook = await serveDir(SITE, { pages: { '/notebook.html': `<!doctype html><meta charset="utf-8"><body>${html}</body>` } });
+  try {
+    const page = await site.context.newPage();
+    await page.setViewportSize({ width: 1024, height: 900 });
+    await page.goto(`${notebook.origin}/notebook.html`);
+    const frame = await (await page.waitForSelector('iframe')).contentFrame();
+    await frame.waitForSelector('html[data-ready="true"]');
+    assert.equal(frame.url().split('#')[0], `${publishedAt}?embed=1&hide=intro`);
+    assert.equal(await frame.inputValue('#sentence-a'), 'the cat sat');
+    assert.deepEqual(await verdictColumn(frame), ['False', 'False', 'False', 'False']);
+    await page.close();
+  } finally {
+    notebook.server.close();
+  }
 });

@@ -88,10 +88,11 @@ test('the shift test example: RoPE and ALiBi see no shift, the stand-in and sinu
 
 test('the ALiBi reversal examples: a reversal is invisible to ALiBi, a swap is not', async () => {
   const { page, done } = await open('/');
-  await page.selectOption('#presets', { label: 'ALiBi reversal: dog bites man / man bites dog' });
+  await page.selectOption('#presets', { label: 'ALiBi, no mask, a reversal: dog bites man / man bites dog' });
   await settled(page);
   assert.equal(await page.isChecked('input[name="scheme"][value="alibi"]'), true);
-  assert.equal(await page.inputValue('#scale-text'), String(lab.options.schemes.find((s) => s.name === 'alibi').default_scale));
+  // three heads with the paper's slopes for three, at magnitude 16 (teach/presets.js says why)
+  assert.deepEqual([await page.inputValue('#scale-text'), await page.inputValue('#dim'), await page.inputValue('#heads')], ['16', '12', '3']);
   const rows = await agreesWithCore(page);
   assert.ok(rows.every((r) => r.allclose === 'True'), JSON.stringify(rows));
   const story = await page.textContent('#story');
@@ -110,13 +111,13 @@ test('the ALiBi reversal examples: a reversal is invisible to ALiBi, a swap is n
   assert.ok((await agreesWithCore(page)).some((r) => r.allclose === 'False'));
   assert.match(await page.textContent('#story'), /while the causal mask sees which word comes first/);
 
-  await page.selectOption('#presets', { label: 'ALiBi, not a reversal: the cat chased the mouse / the mouse chased the cat' });
+  await page.selectOption('#presets', { label: 'ALiBi, no mask, not a reversal: the cat chased the mouse / the mouse chased the cat' });
   await settled(page);
-  assert.equal(await page.inputValue('#dim'), '16');
-  await page.uncheck('#causal');
-  await settled(page);
+  assert.equal(await page.inputValue('#dim'), '12');
+  assert.equal(await page.isChecked('#causal'), false, 'the example turns the mask off');
+  assert.equal(await page.inputValue('#plot-word'), '2', 'it follows “chased”');
   const swap = await agreesWithCore(page);
-  assert.equal(swap.at(-1).allclose, 'False', 'the sentence mean');
+  assert.ok(swap.every((r) => r.allclose === 'False'), JSON.stringify(swap));
   assert.match(await page.textContent('#story'), /some pairs of words stand at other distances in B than in A/);
   await done();
 });
@@ -163,7 +164,7 @@ test('tour steps 8 and 9: the shift test and the ALiBi mirror, every count the c
   t = await tourText(page);
   assert.equal(t.count, `Guided tour · step 9 of ${steps}`);
   assert.equal(t.question, '“man bites dog” is “dog bites man” read backwards. With ALiBi, will every word come out identical?');
-  assert.deepEqual([await page.inputValue('#offset-b'), await page.inputValue('#dim')], ['0', '6']);
+  assert.deepEqual([await page.inputValue('#offset-b'), await page.inputValue('#dim'), await page.inputValue('#scale-text')], ['0', '12', '16']);
   await page.click('.tour-choice >> text="All identical"');
   await settled(page);
   t = await tourText(page);
@@ -171,8 +172,9 @@ test('tour steps 8 and 9: the shift test and the ALiBi mirror, every count the c
   assert.ok(mirror.every((r) => r.allclose === 'True'));
   assert.equal(t.outcome, 'You chose “All identical”: right.');
   assert.match(t.lines[1], /“dog” and “man” stand 2 apart in A and 2 apart in B/);
-  const swap = lab.run({ sentence_a: 'the cat chased the mouse', sentence_b: 'the mouse chased the cat', dim: 16, scheme: 'alibi' });
-  assert.ok(t.lines[2].includes(`the sentence mean says False (max |diff| ${sig(swap.mean.max_abs_diff)})`), t.lines[2]);
+  const swap = lab.run({ sentence_a: 'the cat chased the mouse', sentence_b: 'the mouse chased the cat', dim: 12, heads: 3, scale: 16, scheme: 'alibi' });
+  assert.ok(t.lines[2].includes(`“chased” says False (cosine distance ${sig(swap.pairs[2].cosine_distance)}) and the sentence ` +
+    `mean False (cosine distance ${sig(swap.mean.cosine_distance)})`), t.lines[2]);
   const rope = tally(lab.run({ ...pageConfig(page), scheme: 'rope', scale: 1 }));
   assert.ok(t.lines[3].includes(`with it, ${rope.same} of ${rope.paired} words say True`), t.lines[3]);
   assert.equal(await page.textContent('.tour-next'), 'Next'); // the transformer's steps follow

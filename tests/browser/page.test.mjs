@@ -40,6 +40,7 @@ const card = (page, id) => page.$eval(`#${id}`, (c) => ({
   verdict: c.querySelector('.card-verdict .text').textContent,
   icon: c.querySelector('.card-verdict .icon').textContent,
   text: c.querySelector('.card-text').textContent,
+  meaning: c.querySelector('.card-meaning').textContent,
 }));
 
 // What the chart shows: its data table, legend, caption, name, and pixels.
@@ -76,7 +77,10 @@ test('opens with positions off, and "man" is the same vector in both sentences',
   assert.deepEqual(rows.map((r) => r.allclose), ['True', 'True', 'True', 'True']);
   assert.equal(rows.at(-1).word, 'sentence mean');
   const c = await card(page, 'card-word');
-  assert.deepEqual([c.word, c.verdict, c.icon], ['“man”', 'True', '✓']);
+  assert.deepEqual([c.word, c.verdict, c.icon], ['“man”', 'True', '=']);
+  // what the verdict says about word order, in words
+  assert.equal(c.meaning, 'Same vector in both sentences: attention cannot tell the two orders apart.');
+  assert.equal((await card(page, 'card-mean')).meaning, 'Same average in both sentences: attention cannot tell the two orders apart.');
   // The verdicts are announced politely; the chart explains why it is flat.
   assert.equal(await page.getAttribute('#verdict-status', 'aria-live'), 'polite');
   assert.ok(await page.isVisible('.chart-overlay'));
@@ -105,7 +109,14 @@ test('positions on gives the module\'s False figures for "man" and the mean', as
   const rows = await table(page);
   assert.deepEqual([rows.at(-1).allclose, rows.at(-1).cosine], ['False', '0.5351']);
   const c = await card(page, 'card-word');
-  assert.deepEqual([c.verdict, c.icon], ['False', '✗']);
+  assert.deepEqual([c.verdict, c.icon], ['False', '≠']);
+  assert.equal(c.meaning, 'Different vectors: the order reached the output.');
+  // colours that say neither right nor wrong: no green, no red
+  const colours = await page.$$eval('.card-verdict', (v) => v.map((n) => getComputedStyle(n).color));
+  for (const colour of colours) {
+    const [r, g, b] = colour.match(/\d+/g).map(Number);
+    assert.ok(!(g > r + 40 && g > b + 40) && !(r > g + 80 && r > b + 80), `a verdict in ${colour}`);
+  }
   assert.match(c.text, /12\.54/);
   assert.equal((await card(page, 'card-mean')).verdict, 'False');
   assert.ok(await page.isHidden('.chart-overlay'));
@@ -130,7 +141,14 @@ test('exercise 3: magnitude 0.001 is still False, yet very close', async () => {
   // Far below the threshold np.allclose gives up and says True.
   await type(page, '#scale-text', '1e-9');
   assert.equal((await rowOf(page, 'man')).allclose, 'True');
-  // Switching the scheme puts the magnitude at that scheme's default.
+  // Switching the scheme keeps the magnitude the student typed (the faint-signal exercise across schemes).
+  await type(page, '#scale-text', '0.001');
+  await page.check('input[name="scheme"][value="rope"]');
+  await settled(page);
+  assert.equal(await page.inputValue('#scale-text'), '0.001');
+  // Start over: the default applies again until a magnitude is chosen.
+  await page.click('#reset');
+  await switchOn(page, 'positions');
   await page.check('input[name="scheme"][value="rope"]');
   await settled(page);
   assert.equal(await page.inputValue('#scale-text'), '1');
@@ -364,10 +382,16 @@ test('the chart follows the slider without recomputing the sweep', async () => {
   });
   await keepPixels(page, 'before slider');
   await page.focus('#scale-slider');
-  for (let k = 0; k < 10; k++) await page.keyboard.press('ArrowLeft');
+  // the arrows step along 1, 2, 5 (0.5 -> 0.2 -> 0.1), Page Down by a decade
+  for (let k = 0; k < 2; k++) await page.keyboard.press('ArrowLeft');
+  await settled(page);
+  assert.equal(await page.inputValue('#scale-text'), '0.1');
+  await page.keyboard.press('PageUp');
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('PageDown');
   await settled(page);
   const scale = Number(await page.inputValue('#scale-text'));
-  assert.ok(scale < 0.2 && scale > 0.1, `slider moved the magnitude to ${scale}`);
+  assert.equal(scale, 0.05, 'Page Up to 1, an arrow to 0.5, Page Down to 0.05');
   assert.equal(await page.evaluate(() => window.chartUpdates), 0);
   const [oldX, newX] = (await chartGeometry(page, [0.5, scale])).xs;
   const moved = await changedColumns(page, 'before slider');

@@ -7,6 +7,7 @@
 // request to another host. Screenshots go to tests/artifacts/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
@@ -339,12 +340,16 @@ test('Copy as NumPy runs under NumPy and matches the page; downloads; thresholds
     await goHash(page, 'pos=1');
     const expected = lab.run({ sweep: SWEEP, full: true });
     const json = await downloaded(page, '#download-json');
-    assert.equal(json.name, 'poslab-random-0.5.json');
-    const result = JSON.parse(json.body.toString('utf8'));
+    assert.equal(json.name, 'poslab-dog-bites-man-vs-man-bites-dog-random-0.5-d6-numbers.json');
+    const { thresholds, ...result } = JSON.parse(json.body.toString('utf8'));
     assert.deepEqual(Object.keys(result).sort(), ['attention_a', 'attention_b', 'attention_heads_a', 'attention_heads_b',
       'baseline', 'config', 'mean', 'output_a', 'output_b', 'pairs', 'permutation', 'scores_heads_a', 'scores_heads_b',
       'sweep', 'unpaired_b']);
     assert.deepEqual(result, expected); // every number exactly the core's
+    // the thresholds the chart states, beside them
+    assert.deepEqual(thresholds.map(({ threshold, ...t }) => t), [{ row: 'pair', word: 'man', index_a: 2 }, { row: 'mean' }]);
+    // the magnitudes below which np.allclose says True: below 0.5, where it says False
+    assert.ok(thresholds.every((t) => t.threshold > 0 && t.threshold < 0.5), JSON.stringify(thresholds));
     const man = result.pairs[2];
     assert.deepEqual([man.word, man.index_a, man.index_b, man.allclose], ['man', 2, 0, false]);
     assert.ok(Math.abs(man.max_abs_diff - 12.536657700122994) <= 1e-12 * 12.6, String(man.max_abs_diff));
@@ -352,26 +357,31 @@ test('Copy as NumPy runs under NumPy and matches the page; downloads; thresholds
     assert.equal(result.sweep.scales.length, 121);
 
     const csv = await downloaded(page, '#download-csv');
-    assert.equal(csv.name, 'poslab-random-0.5.csv');
-    const [settings, pairs, sweep] = csv.body.toString('utf8').trim().split('\r\n\r\n').map((s) => s.split('\r\n'));
-    assert.ok(settings.includes('scheme,random') && settings.includes('scale,0.5'));
-    const manRow = pairs.find((l) => l.startsWith('pair,man,')).split(',');
-    assert.deepEqual(manRow.slice(0, 5), ['pair', 'man', '2', '0', 'False']);
-    assert.equal(Number(manRow[5]), man.max_abs_diff);
-    assert.equal(Number(manRow[6]), man.cosine_distance);
-    assert.match(pairs.find((l) => l.startsWith('mean,')), /^mean,,,,False,3\.96530162124066/);
-    assert.equal(sweep[0], 'scale,mean cosine_distance,mean allclose,dog [0] cosine_distance,dog [0] allclose,' +
-      'bites [1] cosine_distance,bites [1] allclose,man [2] cosine_distance,man [2] allclose');
-    assert.equal(sweep.length, 122);
-    const at = sweep.find((l) => Math.abs(Math.log10(Number(l.split(',')[0])) + 3) < 1e-9).split(',');
-    assert.equal(Number(at[7]), result.sweep.pairs[2][60].cosine_distance);
+    assert.equal(csv.name, 'poslab-dog-bites-man-vs-man-bites-dog-random-0.5-d6-numbers.csv');
+    const lines = csv.body.toString('utf8').trim().split('\r\n');
+    const head = lines[0].split(',');
+    assert.equal(lines.filter((l) => l.startsWith('observation,')).length, 1, 'one header');
+    const col = (line, name) => line.split(',')[head.indexOf(name)];
+    const manRow = lines.find((l) => l.startsWith('output,,0.5,pair,man,'));
+    assert.deepEqual(['index_a', 'index_b', 'allclose', 'scheme'].map((n) => col(manRow, n)), ['2', '0', 'False', 'random']);
+    assert.equal(Number(col(manRow, 'max_abs_diff')), man.max_abs_diff);
+    assert.equal(Number(col(manRow, 'cosine_distance')), man.cosine_distance);
+    assert.equal(Number(col(manRow, 'threshold')), thresholds[0].threshold);
+    assert.match(lines.find((l) => l.startsWith('output,,0.5,mean,')), /^output,,0\.5,mean,,,,False,3\.96530162124066/);
+    const sweep = lines.filter((l) => l.startsWith('sweep,'));
+    assert.equal(sweep.length, 121 * 4);
+    const at = sweep.find((l) => col(l, 'word') === 'man' && Math.abs(Math.log10(Number(col(l, 'scale'))) + 3) < 1e-9);
+    assert.equal(Number(col(at, 'cosine_distance')), result.sweep.pairs[2][60].cosine_distance);
 
     const png = await downloaded(page, '#download-png');
-    assert.equal(png.name, 'poslab-random-0.5.png');
+    assert.equal(png.name, 'poslab-dog-bites-man-vs-man-bites-dog-random-0.5-d6-chart.png');
     assert.deepEqual([...png.body.subarray(0, 8)], [137, 80, 78, 71, 13, 10, 26, 10]);
-    const size = await page.$eval('#chart', (c) => [c.width, c.height]);
-    assert.deepEqual([png.body.readUInt32BE(16), png.body.readUInt32BE(20)], size);
-    assert.ok(png.body.length > 10000, 'a real picture, not a blank one');
+    const [w, h] = await page.$eval('#chart', (c) => [c.width, c.height]);
+    // page-sized, with rows for the title, settings, legend and thresholds around the chart
+    assert.equal(png.body.readUInt32BE(16), 1600);
+    assert.ok(png.body.readUInt32BE(20) > Math.round((h * (1600 - 96)) / w) + 150, `height ${png.body.readUInt32BE(20)}`);
+    assert.ok(png.body.length > 30000, 'a real picture, not a blank one');
+    await writeFile(path.join(ARTIFACTS, 'chart-download.png'), png.body);
   });
 
   await t.test('thresholds: lab.threshold\'s values, bracketed by the plotted sweep, in words', async () => {

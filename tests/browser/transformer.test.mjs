@@ -180,7 +180,8 @@ test('the tour\'s transformer steps: depth keeps the identity, the mask breaks i
   const masked = lab.run({ ...FIGURES, scheme: 'none', causal: true });
   const peaked = lab.run({ ...FIGURES, scheme: 'none', causal: true, weight_std: 1 });
   assert.match(t.lines[0], /says False/);
-  assert.ok(t.lines[1].startsWith(`It differs from block 1 on (cosine distance ${sig(masked.layers[0].pairs[2].cosine_distance, 2)} after block 1)`), t.lines[1]);
+  assert.equal(await page.inputValue('#weight-std'), '1', 'the step shows the mask at a peaked weight scale');
+  assert.ok(t.lines[1].startsWith(`It differs from block 1 on (cosine distance ${sig(peaked.layers[0].pairs[2].cosine_distance, 2)} after block 1)`), t.lines[1]);
   assert.match(t.lines[1], /the mask alone tells it the order/);
   assert.ok(t.lines[2].includes(`the cosine distance is ${sig(masked.pairs[2].cosine_distance, 2)}; at weight scale 1 attention is ` +
     `peaked and it is ${sig(peaked.pairs[2].cosine_distance, 2)}`), t.lines[2]);

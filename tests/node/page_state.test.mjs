@@ -202,6 +202,10 @@ test('embed options: ?embed=1&hide=... and a safe snippet', () => {
     ignored: [{ label: 'hide', value: 'bogus', reason: 'allowed: intro, words, positions, scheme, magnitude, causal, model, advanced, blocks, plot, tour, export, heatmap, permutation, baseline, why' }],
   });
   assert.equal(readView('').embed, false);
-  assert.equal(iframeSnippet('https://x/?embed=1#a=1&b="<', '100%', '700'),
-    '<iframe src="https://x/?embed=1#a=1&amp;b=&quot;&lt;" width="100%" height="700" title="poslab" loading="lazy" style="border:0"></iframe>');
+  const [frame, fit] = iframeSnippet('https://x/?embed=1#a=1&b="<', '100%', '700').split('\n');
+  assert.equal(frame,
+    '<iframe src="https://x/?embed=1#a=1&amp;b=&quot;&lt;" width="100%" height="700" title="poslab" loading="lazy" style="border:0" data-poslab></iframe>');
+  // the lines that size the frame: fixed text, nothing from the view in them
+  assert.match(fit, /^<script>addEventListener\("message",.*f\.style\.height=d\.height\+"px".*<\/script>$/);
+  assert.equal(iframeSnippet('https://y/', '1', '2').split('\n')[1], fit);
 });

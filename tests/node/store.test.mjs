@@ -18,7 +18,7 @@ test('a first visit: the core\'s defaults, no notice, no tour', () => {
     lab: { a: 'dog bites man', b: 'man bites dog', offsetA: 0, offsetB: 0, positions: false, scheme: 'random', scale: 0.5,
       causal: false, word: 2, dim: 6, heads: 1, seed: 2, rtol: 1e-5, atol: 1e-8,
       model: 'head', layers: 2, weightStd: 0.02 },
-    refused: {}, tour: { step: 0, guesses: {} }, notice: [],
+    refused: {}, tour: { step: 0, guesses: {} }, notice: [], scaleSet: false,
   });
   assert.equal(store.hashOf(page, form), 'a=dog+bites+man&b=man+bites+dog&oa=0&ob=0&pos=0&scheme=random&scale=0.5&causal=0&word=2&dim=6&heads=1&seed=2&rtol=0.00001&atol=1e-8&model=head&layers=2&ws=0.02');
 });
@@ -80,8 +80,8 @@ test('typing sentence A key by key keeps following its last word; another follow
   assert.equal(page.lab.word, 3);
 });
 
-test('a new scheme starts at the core\'s default magnitude for it', () => {
-  let page = store.fromHash('#pos=1&scale=0.01', { form, steps: STEPS });
+test('a new scheme starts at the core\'s default magnitude for it (while the student has chosen none)', () => {
+  let page = store.fromHash('#pos=1', { form, steps: STEPS });
   for (const { name, default_scale: scale } of lab.options.schemes.filter((s) => s.name !== 'none')) {
     page = store.chooseScheme(page, name, form);
     assert.deepEqual([page.lab.scheme, page.lab.scale], [name, scale]);
@@ -96,11 +96,11 @@ test('example pairs: the sentences, where they start and what else the lesson ne
   for (const preset of PRESETS) {
     const page = store.applyPreset(before, preset, form);
     const { lab: s } = page;
-    assert.deepEqual([s.a, s.b, s.word], [preset.a, preset.b, preset.a.split(' ').length - 1]);
+    assert.deepEqual([s.a, s.b, s.word], [preset.a, preset.b, preset.settings.word ?? preset.a.split(' ').length - 1]);
     assert.deepEqual([s.offsetA, s.offsetB], [preset.settings.offsetA, preset.settings.offsetB]);
     for (const [name, value] of Object.entries(preset.settings)) assert.equal(s[name], value, name);
-    // a scheme it names starts at the core's default magnitude for it; otherwise the page's stays
-    assert.equal(s.scale, preset.settings.scheme ? form.defaultScale(preset.settings.scheme) : 0.3);
+    // a scheme it names comes with the pair's magnitude, else the core's default for it; otherwise the page's stays
+    assert.equal(s.scale, preset.settings.scale ?? (preset.settings.scheme ? form.defaultScale(preset.settings.scheme) : 0.3));
     assert.equal(s.seed, 9);
     assert.deepEqual(page.refused, {}, 'the refused start is replaced');
     // what it sets up is a config the core runs (heads divide d)
@@ -154,4 +154,38 @@ test('createStore: dispatch makes the next value and tells the listener', () => 
   s.dispatch(store.set, { causal: false });
   assert.deepEqual(seen, [true, false]);
   assert.equal(s.get().lab.causal, false);
+});
+
+test('the magnitude the student chose survives a change of scheme; the default applies only while unset', () => {
+  let page = store.fromHash('#pos=1', { form, steps: STEPS });
+  assert.equal(page.scaleSet, false);
+  page = store.chooseScheme(page, 'rope', form);
+  assert.equal(page.lab.scale, form.defaultScale('rope'), 'unset: the scheme\'s default');
+  page = store.typed(page, 'scale', '0.001', { value: 0.001 });
+  for (const scheme of ['sinusoidal', 'alibi', 'random', 'rope']) {
+    page = store.chooseScheme(page, scheme, form);
+    assert.deepEqual([page.lab.scheme, page.lab.scale], [scheme, 0.001]);
+  }
+  // the slider and its keys set it too; Start over and an example pair with a scheme unset it
+  assert.equal(store.chooseScheme(store.slideScale(store.reset(page, form), -2), 'alibi', form).lab.scale, 0.01);
+  assert.equal(store.chooseScheme(store.reset(page, form), 'alibi', form).lab.scale, form.defaultScale('alibi'));
+  assert.equal(store.chooseScheme(store.setScale(store.reset(page, form), 3), 'rope', form).lab.scale, 3);
+  const preset = store.applyPreset(page, PRESETS.at(-1), form);
+  assert.equal(store.chooseScheme(preset, 'rope', form).lab.scale, form.defaultScale('rope'));
+  // a link with a magnitude of its own keeps it
+  assert.equal(store.chooseScheme(store.fromHash('#pos=1&scheme=sinusoidal&scale=0.02', { form, steps: STEPS }), 'rope', form).lab.scale, 0.02);
+});
+
+test('the magnitude slider\'s keys: arrows along 1, 2, 5, 10; Page Up and Down by a decade; within the limits', () => {
+  const walk = (from, key, n) => { let s = from; for (let i = 0; i < n; i++) s = store.keyedScale(s, key, 1e-9, 1e3); return s; };
+  assert.equal(walk(1, 'ArrowRight', 3), 10);
+  assert.equal(walk(1, 'ArrowLeft', 1), 0.5);
+  assert.equal(walk(1, 'ArrowDown', 3), 0.1);
+  assert.equal(walk(0.3, 'ArrowUp', 1), 0.5);
+  assert.equal(walk(0.3, 'ArrowDown', 1), 0.2);
+  assert.equal(walk(1, 'PageDown', 3), 0.001);
+  assert.equal(walk(0.5, 'PageUp', 2), 50);
+  assert.equal(walk(1, 'ArrowDown', 27), 1e-9, 'from 1 to 1e-9 in 27 presses (was 180)');
+  assert.equal(walk(1, 'PageUp', 9), 1e3);
+  assert.equal(store.keyedScale(1, 'a', 1e-9, 1e3), null);
 });

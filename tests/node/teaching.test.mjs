@@ -52,8 +52,10 @@ test('the tour follows the module: the predictions it expects are what the lab c
     assert.equal(answer, expected[k], `step ${k + 1} (${step.title})`);
     const p = followed(result, state);
     if (k !== 3 && k < 7) {
-      assert.match(question, /“man”/);
-      assert.ok(lines[0].startsWith(`np.allclose(out_a[2], out_b[0]) says ${TF(p.allclose)}:`), lines[0]);
+      // the RoPE step follows "bites", which keeps its place
+      const [word, call] = k === 5 ? ['bites', 'out_a[1], out_b[1]'] : ['man', 'out_a[2], out_b[0]'];
+      assert.match(question, new RegExp(`“${word}”`));
+      assert.ok(lines[0].startsWith(`np.allclose(${call}) says ${TF(p.allclose)}:`), lines[0]);
     }
   });
   // Step 3 quotes the live cosine distance and the threshold (exercise 3).
@@ -135,15 +137,20 @@ test('the shift test step: its count for every scheme is the core\'s; relative s
 
 test('the ALiBi step: a reversal keeps every distance; a swap does not; RoPE tells the mirror apart', () => {
   const mirror = tourStep(8);
-  assert.deepEqual([mirror.state.a, mirror.state.b, mirror.state.scheme, mirror.state.dim], ['dog bites man', 'man bites dog', 'alibi', 6]);
+  assert.deepEqual([mirror.state.a, mirror.state.b, mirror.state.scheme, mirror.state.dim, mirror.state.heads, mirror.state.scale, mirror.state.causal],
+    ['dog bites man', 'man bites dog', 'alibi', 12, 3, 16, false]);
+  assert.match(STEPS[8].intro(mirror), /Each of the 3 heads does this at its own rate.*times 16, without a causal mask\./);
+  assert.match(STEPS[8].intro(tourStep(8, (st) => { st.heads = 1; })), /One head has one rate, 1\/256 per word/);
   const here = count(mirror.result);
   assert.equal(mirror.lines[0], `${here.same} of ${here.paired} words say True, and the sentence mean says True.`);
   assert.equal(here.same, here.paired);
   assert.equal(mirror.question, '“man bites dog” is “dog bites man” read backwards. With ALiBi, will every word come out identical?');
   assert.match(mirror.lines[1], /“dog” and “man” stand 2 apart in A and 2 apart in B/);
-  const swap = lab.run({ sentence_a: 'the cat chased the mouse', sentence_b: 'the mouse chased the cat', dim: 16, scheme: 'alibi' });
+  assert.match(mirror.lines[1], /so without a causal mask it cannot tell who did what to whom/);
+  const swap = lab.run({ sentence_a: 'the cat chased the mouse', sentence_b: 'the mouse chased the cat', dim: 12, heads: 3, scale: 16, scheme: 'alibi' });
   assert.equal(swap.mean.allclose, false);
-  assert.ok(mirror.lines[2].includes(`the sentence mean says False (max |diff| ${sig(swap.mean.max_abs_diff)})`), mirror.lines[2]);
+  assert.ok(mirror.lines[2].includes(`“chased” says False (cosine distance ${sig(swap.pairs[2].cosine_distance)}) ` +
+    `and the sentence mean False (cosine distance ${sig(swap.mean.cosine_distance)})`), mirror.lines[2]);
   const rope = count(lab.run({ scheme: 'rope' }));
   assert.ok(rope.same < rope.paired);
   assert.ok(mirror.lines[3].startsWith(`RoPE, which also sees which word comes first, tells them apart: with it, ${rope.same} of ${rope.paired} words say True.`), mirror.lines[3]);
@@ -235,29 +242,31 @@ test('the full run is cached by config and serves the verdicts too', () => {
   assert.ok(all.output_a && all.attention_b);
 });
 
-test('CSV: the settings, pairs and mean, then the sweep, with words kept as text', () => {
+test('CSV: one tidy table (one header, one row per observation, every setting on every row), words kept as text', () => {
   const result = lab.run({ sentence_a: '=1+1 "q",x man', sentence_b: 'man "q",x =1+1', scheme: 'random', sweep: { lo: 1e-3, hi: 1, count: 4 } });
-  const csv = toCsv(result);
-  const sections = csv.split('\r\n\r\n');
-  assert.equal(sections.length, 3);
-  const [settings, pairs, sweep] = sections.map((s) => s.trim().split('\r\n'));
-  assert.equal(settings[0], 'setting,value');
-  assert.equal(settings[1], 'sentence_a,"\'=1+1 ""q"",x man"');
-  assert.equal(pairs[0], 'row,word,index_a,index_b,allclose,max_abs_diff,cosine_distance');
-  assert.equal(pairs[1], `pair,'=1+1,0,2,False,${result.pairs[0].max_abs_diff},${result.pairs[0].cosine_distance}`);
-  assert.ok(pairs[2].startsWith('pair,"""q"",x",1,1,False,'), pairs[2]);
-  assert.equal(pairs[4], `mean,,,,False,${result.mean.max_abs_diff},${result.mean.cosine_distance}`);
-  assert.equal(pairs[5], `bag_of_vectors,,,,True,${result.baseline.max_abs_diff},${result.baseline.cosine_distance}`);
-  assert.equal(sweep[0], 'scale,mean cosine_distance,mean allclose,\'=1+1 [0] cosine_distance,\'=1+1 [0] allclose,' +
-    '"""q"",x [1] cosine_distance","""q"",x [1] allclose",man [2] cosine_distance,man [2] allclose');
-  assert.equal(sweep.length, 5);
-  assert.equal(Number(sweep[1].split(',')[0]), 1e-3);
-  assert.equal(Number(sweep[4].split(',')[1]), result.sweep.mean[3].cosine_distance);
-  assert.equal(fileName(result.config, 'csv'), 'poslab-random-0.5.csv');
-  // Where each sentence starts and the heads are settings too.
-  const moved = toCsv(lab.run({ offset_a: 3, offset_b: 1024, dim: 8, heads: 4, scheme: 'alibi' })).split('\r\n');
-  assert.deepEqual(['offset_a', 'offset_b', 'heads', 'scheme'].map((k) => moved.find((l) => l.startsWith(`${k},`))),
-    ['offset_a,3', 'offset_b,1024', 'heads,4', 'scheme,alibi']);
+  const csv = toCsv(result, [{ pair: 2, threshold: 1.5e-7 }, { pair: -1, threshold: 2e-7 }]);
+  const lines = csv.trim().split('\r\n');
+  assert.ok(!csv.includes('\r\n\r\n'), 'no stacked tables');
+  assert.equal(lines[0], 'observation,block,scale,row,word,index_a,index_b,allclose,max_abs_diff,cosine_distance,threshold,' +
+    'sentence_a,sentence_b,offset_a,offset_b,dim,heads,seed,scheme,causal,rtol,atol,model,layers,weight_std');
+  const settings = ',"\'=1+1 ""q"",x man","man ""q"",x =1+1",0,0,6,1,2,random,False,0.00001,1e-8,head,2,0.02';
+  assert.equal(lines[1], `output,,0.5,pair,'=1+1,0,2,False,${result.pairs[0].max_abs_diff},${result.pairs[0].cosine_distance},${settings}`);
+  assert.ok(lines[2].startsWith('output,,0.5,pair,"""q"",x",1,1,False,'), lines[2]);
+  assert.equal(lines[3], `output,,0.5,pair,man,2,0,False,${result.pairs[2].max_abs_diff},${result.pairs[2].cosine_distance},1.5e-7${settings}`);
+  assert.equal(lines[4], `output,,0.5,mean,,,,False,${result.mean.max_abs_diff},${result.mean.cosine_distance},2e-7${settings}`);
+  assert.equal(lines[5], `output,,0.5,bag_of_vectors,,,,True,${result.baseline.max_abs_diff},${result.baseline.cosine_distance},${settings}`);
+  // the sweep: one row per magnitude and curve (3 words and the mean at 4 magnitudes)
+  const sweep = lines.filter((l) => l.startsWith('sweep,'));
+  assert.equal(sweep.length, 4 * 4);
+  assert.equal(sweep[0], `sweep,,0.001,pair,'=1+1,0,2,${TF(result.sweep.pairs[0][0].allclose)},,${result.sweep.pairs[0][0].cosine_distance},${settings}`);
+  assert.equal(sweep[15], `sweep,,1,mean,,,,${TF(result.sweep.mean[3].allclose)},,${result.sweep.mean[3].cosine_distance},${settings}`);
+  assert.equal(lines.length, 1 + 5 + 16);
+  assert.equal(fileName(result.config, 'numbers', 'csv'), 'poslab-11-qx-man-vs-man-qx-11-random-0.5-d6-numbers.csv');
+  assert.equal(fileName(lab.run({ scheme: 'none', causal: true, heads: 2, model: 'transformer', layers: 3 }).config, 'chart', 'png'),
+    'poslab-dog-bites-man-vs-man-bites-dog-no-positions-causal-d6-2-heads-3-blocks-chart.png');
+  // Where each sentence starts and the heads are settings on every row.
+  const moved = toCsv(lab.run({ offset_a: 3, offset_b: 1024, dim: 8, heads: 4, scheme: 'alibi' })).trim().split('\r\n');
+  assert.ok(moved.slice(1).every((l) => l.endsWith(',3,1024,8,4,2,alibi,False,0.00001,1e-8,head,2,0.02')), moved[1]);
 });
 
 test('permutation facts: both properties hold with positions off and break once they are on', () => {

@@ -22,47 +22,53 @@ function field(x) {
 
 const row = (cells) => cells.map(field).join(',');
 
-// A result with sweep (and optionally full) as CSV: the settings, then one
-// row per word of A and the sentence mean (and the bag-of-vectors baseline),
-// then the sweep: one row per magnitude, two columns per curve.
-export function toCsv(result) {
+// The settings every row carries (a tidy table: each row stands alone).
+const SETTINGS = ['sentence_a', 'sentence_b', 'offset_a', 'offset_b', 'dim', 'heads', 'seed', 'scheme', 'causal', 'rtol', 'atol',
+  'model', 'layers', 'weight_std'];
+export const CSV_COLUMNS = ['observation', 'block', 'scale', 'row', 'word', 'index_a', 'index_b', 'allclose', 'max_abs_diff',
+  'cosine_distance', 'threshold', ...SETTINGS];
+
+// A result with sweep (and optionally full) as one tidy table: one header,
+// one row per observation.
+//   observation  output (at the magnitude shown), block (a transformer's
+//                residual stream after block `block`), sweep (at `scale`)
+//   row          pair, mean or bag_of_vectors
+//   threshold    on output rows: the magnitude below which np.allclose
+//                says True for that row, where the page has worked it out
+//                (`thresholds`: [{pair, threshold}], pair -1 the mean)
+export function toCsv(result, thresholds = []) {
   const c = result.config;
-  const lines = [
-    row(['setting', 'value']),
-    row(['sentence_a', c.sentence_a.join(' ')]),
-    row(['sentence_b', c.sentence_b.join(' ')]),
-    ...['offset_a', 'offset_b', 'dim', 'heads', 'seed', 'scheme', 'scale', 'causal', 'rtol', 'atol', 'model', 'layers', 'weight_std']
-      .map((k) => row([k, c[k]])),
-    '',
-    row(['row', 'word', 'index_a', 'index_b', 'allclose', 'max_abs_diff', 'cosine_distance']),
-    ...result.pairs.map((p) => row(['pair', p.word, p.index_a, p.index_b, p.allclose, p.max_abs_diff, p.cosine_distance])),
-    row(['mean', '', '', '', result.mean.allclose, result.mean.max_abs_diff, result.mean.cosine_distance]),
-    row(['bag_of_vectors', '', '', '', result.baseline.allclose, result.baseline.max_abs_diff, result.baseline.cosine_distance]),
-  ];
-  if (result.layers) {
-    // the transformer's residual stream after each block, compared like the outputs
-    const figures = (f) => (f ? [f.allclose, f.max_abs_diff, f.cosine_distance] : ['', '', '']);
-    lines.push('', row(['block', 'row', 'word', 'index_a', 'index_b', 'allclose', 'max_abs_diff', 'cosine_distance']));
-    result.layers.forEach((layer, b) => {
-      result.pairs.forEach((p, k) => lines.push(row([b + 1, 'pair', p.word, p.index_a, p.index_b, ...figures(layer.pairs[k])])));
-      lines.push(row([b + 1, 'mean', '', '', '', ...figures(layer.mean)]));
-    });
-  }
+  const settings = SETTINGS.map((k) => (Array.isArray(c[k]) ? c[k].join(' ') : c[k]));
+  const limit = new Map(thresholds.map((t) => [t.pair, t.threshold]));
+  const out = (observation, block, scale, kind, p, f, threshold = null) => row([observation, block, scale, kind,
+    p?.word ?? '', p?.index_a ?? '', p?.index_b ?? '', f ? f.allclose : '', f?.max_abs_diff, f?.cosine_distance, threshold, ...settings]);
+  const lines = [row(CSV_COLUMNS)];
+  result.pairs.forEach((p, k) => lines.push(out('output', '', c.scale, 'pair', p, p.index_b === null ? null : p, limit.get(k))));
+  lines.push(out('output', '', c.scale, 'mean', null, result.mean, limit.get(-1)));
+  lines.push(out('output', '', c.scale, 'bag_of_vectors', null, result.baseline));
+  (result.layers ?? []).forEach((layer, b) => {
+    result.pairs.forEach((p, k) => lines.push(out('block', b + 1, c.scale, 'pair', p, layer.pairs[k])));
+    lines.push(out('block', b + 1, c.scale, 'mean', null, layer.mean));
+  });
   if (result.sweep) {
     const s = result.sweep;
-    const curves = [{ name: 'mean', points: s.mean }]
-      .concat(result.pairs.map((p, k) => ({ name: `${p.word} [${p.index_a}]`, points: s.pairs[k] }))
-        .filter((curve) => curve.points.length > 0));
-    lines.push('', row(['scale', ...curves.flatMap((cv) => [`${cv.name} cosine_distance`, `${cv.name} allclose`])]));
     s.scales.forEach((scale, t) => {
-      lines.push(row([scale, ...curves.flatMap((cv) => [cv.points[t].cosine_distance, cv.points[t].allclose])]));
+      result.pairs.forEach((p, k) => { if (s.pairs[k]?.length) lines.push(out('sweep', '', scale, 'pair', p, s.pairs[k][t])); });
+      lines.push(out('sweep', '', scale, 'mean', null, s.mean[t]));
     });
   }
   return `${lines.join('\r\n')}\r\n`;
 }
 
-// A file name for the current view, e.g. poslab-random-0.5.json.
-export function fileName(config, ext) {
-  const scale = config.scheme === 'none' ? '' : `-${config.scale}`;
-  return `poslab-${config.scheme}${scale}${config.causal ? '-causal' : ''}.${ext}`;
+// Up to `n` words of a sentence for a file name: "dog-bites-man".
+const slug = (words, n = 4) => words.slice(0, n).join('-').normalize('NFKD').replace(/[^A-Za-z0-9-]+/g, '').slice(0, 32) || 'words';
+
+// A file name that says what the file holds, e.g.
+// poslab-dog-bites-man-vs-man-bites-dog-random-0.5-d6-numbers.csv.
+export function fileName(config, what, ext) {
+  const scheme = config.scheme === 'none' ? 'no-positions' : `${config.scheme}-${config.scale}`;
+  const model = config.model === 'transformer' ? `-${config.layers}-blocks` : '';
+  const heads = config.heads > 1 ? `-${config.heads}-heads` : '';
+  return `poslab-${slug(config.sentence_a)}-vs-${slug(config.sentence_b)}-${scheme}${config.causal ? '-causal' : ''}` +
+    `-d${config.dim}${heads}${model}-${what}.${ext}`;
 }

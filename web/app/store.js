@@ -9,6 +9,8 @@
 //   tour     {step, guesses}: the guided tour's step (0: none) and the
 //            guesses made in this visit (step -> value)
 //   notice   [{label, value, reason}]: parts of a link that were not used
+//   scaleSet the student chose the magnitude (slider, typed, or a link with
+//            one other than its scheme's default): a new scheme keeps it
 //
 // Every update returns a new value and never changes its argument, so a view
 // can compare what it was given last time with what it is given now.
@@ -35,7 +37,7 @@ export function fromHash(hash, { form, steps, ignored = [] }) {
   const { view, ignored: badView, setsState } = form.parseView(hash);
   let page = { lab: state, refused: {}, tour: { step: view.tour, guesses: {} }, notice: [...bad, ...badView, ...ignored] };
   if (view.tour && !setsState) page = { ...page, lab: stepState(page.lab, view.tour, { form, steps }) };
-  return page;
+  return { ...page, scaleSet: page.lab.scale !== form.defaultScale(page.lab.scheme) };
 }
 
 // The lab's state as tour step n (1-based) sets it up.
@@ -57,7 +59,7 @@ export function typed(page, name, raw, outcome) {
   const followsLast = name === 'a' && page.lab.word === wordsOf(page.lab.a).length - 1;
   const word = followsLast ? wordsOf(outcome.value).length - 1 : page.lab.word;
   const lab = keepWordInRange({ ...page.lab, [name]: outcome.value, word });
-  return { ...page, lab, refused: without(page.refused, name) };
+  return { ...page, lab, refused: without(page.refused, name), scaleSet: page.scaleSet || name === 'scale' };
 }
 
 // Settings from a switch, a menu or a button; typed text they replace is dropped.
@@ -65,14 +67,20 @@ export function set(page, changes) {
   return { ...page, lab: keepWordInRange({ ...page.lab, ...changes }), refused: without(page.refused, ...Object.keys(changes)) };
 }
 
-// A new scheme starts at its own default magnitude (the core's).
+// A new scheme starts at its own default magnitude (the core's), unless the
+// student has chosen one: "compare schemes at the same magnitude" keeps it.
 export function chooseScheme(page, scheme, form) {
-  return set(page, { scheme, scale: form.defaultScale(scheme) });
+  return set(page, page.scaleSet ? { scheme } : { scheme, scale: form.defaultScale(scheme) });
 }
 
 // The slider moves on a log scale; its magnitudes are kept to 3 digits.
 export function slideScale(page, exponent) {
-  return set(page, { scale: Number((10 ** exponent).toPrecision(3)) });
+  return setScale(page, Number((10 ** exponent).toPrecision(3)));
+}
+
+// A magnitude the student chose (the slider's keys, say).
+export function setScale(page, scale) {
+  return { ...set(page, { scale }), scaleSet: true };
 }
 
 // A new pair of sentences follows the last word of A.
@@ -81,11 +89,11 @@ export function setSentences(page, a, b) {
 }
 
 // An example pair (teach/presets.js) with the settings it needs; a scheme
-// it names starts at its own default magnitude.
+// it names comes with the magnitude the pair gives, else its own default.
 export function applyPreset(page, { a, b, settings = {} }, form) {
   const next = setSentences(page, a, b);
-  const changes = settings.scheme ? { ...settings, scale: form.defaultScale(settings.scheme) } : settings;
-  return set(next, changes);
+  if (!settings.scheme) return set(next, settings);
+  return { ...set(next, { scale: form.defaultScale(settings.scheme), ...settings }), scaleSet: false };
 }
 
 export function reverseB(page) {
@@ -110,7 +118,7 @@ export function shuffleB(page, random = Math.random) {
 }
 
 export function reset(page, form) {
-  return { ...page, lab: form.defaultState(), refused: {}, notice: [] };
+  return { ...page, lab: form.defaultState(), refused: {}, notice: [], scaleSet: false };
 }
 
 export function dismissNotice(page) {
@@ -120,7 +128,7 @@ export function dismissNotice(page) {
 // Tour step n (clamped to the tour), with that step's settings.
 export function goTour(page, n, { form, steps }) {
   const step = Math.min(Math.max(1, n), steps.length);
-  return { ...page, lab: stepState(page.lab, step, { form, steps }), refused: {}, tour: { ...page.tour, step } };
+  return { ...page, lab: stepState(page.lab, step, { form, steps }), refused: {}, tour: { ...page.tour, step }, scaleSet: false };
 }
 
 // Leaves the tour; a later "Resume" opens `resumeAt` (0: start over, and the
@@ -152,4 +160,24 @@ export function createStore(initial, listener) {
       listener(value);
     },
   };
+}
+
+// The magnitude after a key on its slider, or null for other keys: the
+// arrows step along 1, 2, 5, 10 (three presses a decade, where the slider's
+// own step took 20), Page Up and Page Down by a decade, within [min, max].
+export function keyedScale(scale, key, min, max) {
+  const up = ['ArrowUp', 'ArrowRight'].includes(key);
+  const down = ['ArrowDown', 'ArrowLeft'].includes(key);
+  let next;
+  if (key === 'PageUp' || key === 'PageDown') {
+    next = Number((scale * (key === 'PageUp' ? 10 : 0.1)).toPrecision(3));
+  } else if (up || down) {
+    const decade = Math.floor(Math.log10(scale));
+    const steps = [];
+    for (let d = decade - 1; d <= decade + 1; d++) for (const m of [1, 2, 5]) steps.push(Number(`${m}e${d}`));
+    next = up ? steps.find((v) => v > scale * (1 + 1e-9)) : steps.reverse().find((v) => v < scale * (1 - 1e-9));
+  } else {
+    return null;
+  }
+  return Math.min(max, Math.max(min, next));
 }

@@ -24,7 +24,7 @@ export const SCHEMES = {
   },
   random: {
     label: 'Random stand-in',
-    hint: 'a fixed random vector added per position (the course notebook’s toy)',
+    hint: 'a fixed random vector added per position (a classroom stand-in)',
     kind: 'absolute',
   },
   sinusoidal: {

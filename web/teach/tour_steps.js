@@ -14,6 +14,7 @@ import { TOUR_STEPS } from './tour_length.js';
 import { wordsOf } from '../app/state.js';
 import { SCHEMES, appliesTo } from './schemes.js';
 import { arrangement, SEES } from './distances.js';
+import { ALIBI_SETTINGS, ALIBI_SWAP } from './presets.js';
 
 // Steps set the lab up from the module's own sentences and settings, the
 // core's defaults: `form` (app/state.js) in set(state, form) and ctx.form.
@@ -141,8 +142,9 @@ function everyScheme(ctx) {
   return { runs, text: runs.map((r) => `${SCHEMES[r.scheme].label} ${r.same} of ${r.paired}`).join(', ') };
 }
 
-// The pair that is not a reversal: cat and mouse swap, "the" stays put.
-const NOT_REVERSED = { a: 'the cat chased the mouse', b: 'the mouse chased the cat', dim: 16, heads: 1, offsetA: 0, offsetB: 0 };
+// The pair that is not a reversal: cat and mouse swap, "the" and "chased"
+// stay put; followed: "chased" (teach/presets.js says why these settings).
+const NOT_REVERSED = { ...ALIBI_SWAP, ...ALIBI_SETTINGS, word: 2 };
 
 function thresholdWords(t, form) {
   if (t === null || t === undefined) return '';
@@ -179,7 +181,7 @@ export const STEPS = [
       const p = followed(result, state);
       const where = p ? ` ${quoted(p.word)} stands at position ${p.index_a} in A and at position ${p.index_b} in B, ` +
         'so it gets a different one added in each.' : '';
-      return 'Now each position gets its own fixed random vector (the module’s stand-in for a real encoding), ' +
+      return 'Now each position gets its own fixed random vector (a stand-in for a real encoding), ' +
         `added to the word before attention, at magnitude ${sig(state.scale)}.${where}`;
     },
     question: (ctx) => `Will ${W(ctx)} still come out identical?`,
@@ -201,8 +203,9 @@ export const STEPS = [
   },
   {
     title: 'Make the signal faint',
+    show: '#plot', // what its answer points at: brought into view (views/tour.js)
     set: (state, form) => moduleView(state, form, { positions: true, scheme: 'random', scale: 0.001 }),
-    intro: () => 'Exercise 3 of the module: keep the positional signal, but 500 times weaker, at magnitude 0.001.',
+    intro: () => 'Keep the positional signal, but 500 times weaker: magnitude 0.001.',
     question: (ctx) => `What will np.allclose say about ${W(ctx)} now?`,
     choices: [{ label: 'Still False', value: false }, { label: 'True again', value: true }],
     answer: wordAnswer,
@@ -227,7 +230,7 @@ export const STEPS = [
     title: 'Your own words',
     anyState: true, // the student's words are the point
     set: (state) => Object.assign(state, { positions: false, causal: false, word: wordsOf(state.a).length - 1 }),
-    intro: () => 'Exercise 1: type a sentence of your own into Sentence A, and the same words in another order ' +
+    intro: () => 'Type a sentence of your own into Sentence A, and the same words in another order ' +
       'into Sentence B (or press Shuffle B). Positional information is off again.',
     question: () => 'Will every word come out identical, whatever words you pick?',
     choices: [{ label: 'All identical', value: true }, { label: 'Some differ', value: false }],
@@ -257,6 +260,7 @@ export const STEPS = [
   },
   {
     title: 'A real encoding: sinusoidal',
+    show: '#plot', // what its answer points at: brought into view (views/tour.js)
     set: (state, form) => moduleView(state, form, { positions: true, scheme: 'sinusoidal', scale: form.defaultScale('sinusoidal') }),
     intro: () => 'The original Transformer does not add random vectors. It adds sine and cosine waves of many ' +
       'wavelengths, so each position gets its own smooth pattern.',
@@ -274,10 +278,13 @@ export const STEPS = [
   },
   {
     title: 'Rotating instead of adding: RoPE',
-    set: (state, form) => moduleView(state, form, { positions: true, scheme: 'rope', scale: form.defaultScale('rope') }),
+    // followed: "bites", which keeps its place while its neighbours trade
+    // theirs (cosine distance 0.064; "man" moves by 7e-4 here)
+    set: (state, form) => moduleView(state, form, { positions: true, scheme: 'rope', scale: form.defaultScale('rope'), word: 1 }),
     intro: () => 'RoPE adds nothing to the words. It turns every query and key by an angle that grows with the ' +
       'position, so how well two words match depends on how far apart they are.',
-    question: (ctx) => `The word vectors themselves are untouched. Will ${W(ctx)} still come out differently?`,
+    question: (ctx) => `The word vectors themselves are untouched. Will ${W(ctx)}, which stands in the middle of ` +
+      'both sentences, still come out differently?',
     choices: [{ label: 'Still identical', value: true }, { label: 'Different', value: false }],
     answer: wordAnswer,
     reveal: aboutWord((ctx, p) => {
@@ -350,9 +357,12 @@ export const STEPS = [
   },
   {
     title: 'ALiBi: a sentence and its mirror',
-    set: (state, form) => moduleView(state, form, { positions: true, scheme: 'alibi', scale: form.defaultScale('alibi') }),
-    intro: () => 'ALiBi adds nothing to the words either. It lowers each attention score by how far apart the two ' +
-      'words stand: the further apart, the lower (Press et al. 2022). Each head does this at its own rate.',
+    set: (state, form) => moduleView(state, form, ALIBI_SETTINGS),
+    intro: ({ state }) => 'ALiBi adds nothing to the words either. It lowers each attention score by how far apart the two ' +
+      'words stand: the further apart, the lower (Press et al. 2022). ' +
+      (state.heads > 1 ? `Each of the ${state.heads} heads does this at its own rate, the paper’s slopes for ${state.heads} heads`
+        : 'One head has one rate, 1/256 per word') +
+      `, here times ${sig(state.scale)}, ${state.causal ? 'with' : 'without'} a causal mask.`,
     question: ({ result, state }) => (arrangement(result)?.reversed
       ? `“${state.b}” is “${state.a}” read backwards. With ALiBi, will every word come out identical?`
       : 'With ALiBi, will every word come out identical?'),
@@ -366,16 +376,19 @@ export const STEPS = [
         const [first, last] = [result.pairs[0], result.pairs.at(-1)];
         lines.push(`Reading a sentence backwards keeps every distance: ${quoted(first.word)} and ` +
           `${quoted(last.word)} stand ${Math.abs(last.index_a - first.index_a)} apart in A and ` +
-          `${Math.abs(last.index_b - first.index_b)} apart in B. ALiBi sees ${SEES.alibi}, so it cannot ` +
-          'tell who did what to whom, however strong it is.');
+          `${Math.abs(last.index_b - first.index_b)} apart in B. ALiBi sees ${SEES.alibi}, so without a causal ` +
+          'mask it cannot tell who did what to whom, however strong it is.');
       } else if (!tally(result).all) {
         const causes = otherCauses(ctx).filter((c) => c !== 'positional information is on');
         lines.push(`Some words differ here: ${causes.length ? list(causes) : 'B is not A read backwards'}.`);
       }
       const other = ctx.verdict(NOT_REVERSED);
-      lines.push(`A swap is not a reversal: in ${quoted(NOT_REVERSED.a)} / ${quoted(NOT_REVERSED.b)} (d 16) ` +
-        '“cat” and “mouse” trade places but “the” stays, so some distances change, and the sentence mean says ' +
-        `${TF(other.mean.allclose)} (max |diff| ${sig(other.mean.max_abs_diff)}). It is among the example pairs.`);
+      const chased = followed(other, NOT_REVERSED);
+      lines.push(`A swap is not a reversal: in ${quoted(NOT_REVERSED.a)} / ${quoted(NOT_REVERSED.b)} ` +
+        '“cat” and “mouse” trade places while “the” and “chased” stay, so some distances change. With the same ' +
+        `settings ${quoted(chased.word)} says ${TF(chased.allclose)} (cosine distance ${sig(chased.cosine_distance)}) ` +
+        `and the sentence mean ${TF(other.mean.allclose)} (cosine distance ${sig(other.mean.cosine_distance)}). ` +
+        'It is among the example pairs.');
       const rope = tally(ctx.verdict({ scheme: 'rope', scale: ctx.form.defaultScale('rope') }));
       lines.push(`RoPE, which also sees which word comes first, ${rope.all ? 'cannot tell them apart either' : 'tells them apart'}: ` +
         `with it, ${rope.same} of ${rope.paired} words say True. Next: the whole architecture the module’s claim ` +
@@ -385,6 +398,7 @@ export const STEPS = [
   },
   {
     title: 'A whole transformer: depth keeps the identity',
+    show: '#blocks', // what its answer points at: brought into view (views/tour.js)
     set: (state, form) => transformerView(state, form, {}),
     intro: ({ state }) => `The lab now runs GPT-2’s architecture instead of one head: ${state.layers} blocks, each ` +
       `with LayerNorm, ${state.heads}-head attention with an output projection, a GELU MLP and residual ` +
@@ -412,9 +426,13 @@ export const STEPS = [
   },
   {
     title: 'GPT-2’s mask: order without positions',
-    set: (state, form) => transformerView(state, form, { causal: true }),
-    intro: () => 'The same blocks, still without positional information, now with the causal mask GPT-2 uses: ' +
-      'each word attends only to itself and the words before it.',
+    show: '#blocks', // what its answer points at: brought into view (views/tour.js)
+    // at weight scale 1: at GPT-2's initial 0.02 the difference is real but
+    // faint (cosine distance 5e-6), and the reveal quotes both
+    set: (state, form) => transformerView(state, form, { causal: true, weightStd: 1 }),
+    intro: ({ state }) => 'The same blocks, still without positional information, now with the causal mask GPT-2 uses: ' +
+      `each word attends only to itself and the words before it. The weight scale is ${sig(state.weightStd)}, so ` +
+      'each head’s attention is peaked rather than nearly uniform.',
     question: (ctx) => `Will ${W(ctx)} be identical in both sentences now?`,
     choices: SAME_DIFF,
     answer: wordAnswer,

@@ -51,9 +51,10 @@ export function applyView(view, doc = document) {
   }
 }
 
-// This page's address with the given view and state hash.
-export function viewUrl(hash, { embed = false, hide = [] } = {}) {
-  const url = new URL(window.location.href);
+// This page's address (or `base`, where the lab is published) with the
+// given view and state hash.
+export function viewUrl(hash, { embed = false, hide = [], base = window.location.href } = {}) {
+  const url = new URL(base);
   const query = [];
   if (embed) query.push('embed=1');
   if (hide.length) query.push(`hide=${[...hide].join(',')}`);

@@ -7,9 +7,41 @@ import { h } from './markup.js';
 const attribute = (s) => String(s).replace(/&/g, '&amp;').replace(/"/g, '&quot;')
   .replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
+// The lab in a frame posts its height (browser/frame_height.js); these lines
+// on the course page size each poslab frame to it, so that it fits at
+// whatever width the page gives it. Without them (a page that strips
+// scripts) the height attribute stands.
+export const FIT_SCRIPT = '<script>addEventListener("message",function(e){var d=e.data;' +
+  'if(!d||d.poslab!=="height")return;document.querySelectorAll("iframe[data-poslab]").forEach(function(f){' +
+  'if(f.contentWindow===e.source)f.style.height=d.height+"px";});});</script>';
+
 export function iframeSnippet(src, width, height) {
   return `<iframe src="${attribute(src)}" width="${attribute(width)}" height="${attribute(height)}" ` +
-    'title="poslab" loading="lazy" style="border:0"></iframe>';
+    `title="poslab" loading="lazy" style="border:0" data-poslab></iframe>\n${FIT_SCRIPT}`;
+}
+
+// Where the lab is published, for a page opened from disk or this machine,
+// whose own address no notebook or course page elsewhere can load: the
+// address `make dist SITE_URL=...` wrote into the page, or the one the
+// teacher pasted (kept in this browser).
+const LOCAL = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
+export const isLocal = (loc) => loc.protocol === 'file:' || LOCAL.test(loc.hostname);
+const PUBLISHED_KEY = 'poslab.published';
+function remembered() {
+  try { return localStorage.getItem(PUBLISHED_KEY) ?? ''; } catch { return ''; }
+}
+function remember(address) {
+  try { localStorage.setItem(PUBLISHED_KEY, address); } catch { /* private mode: for this visit only */ }
+}
+const builtIn = () => document.querySelector('meta[name="poslab-site"]')?.content ?? '';
+// A usable published address, or null.
+function publishedBase(text) {
+  try {
+    const url = new URL(text.trim());
+    return /^https?:$/.test(url.protocol) ? url.href : null;
+  } catch {
+    return null;
+  }
 }
 
 // A Jupyter notebook cell that shows the lab at `src` in its output: IPython's
@@ -55,6 +87,10 @@ function dialogMarkup() {
     h('h2', { id: 'embed-title' }, 'Embed this view'),
     h('p', {}, 'Paste the HTML into a course page, or the cell into a Jupyter notebook. The lab opens with exactly ' +
       'the settings you see now.'),
+    h('div', { class: 'embed-local', id: 'embed-local', hidden: '' },
+      h('p', {}, 'This lab is open from this computer (a file or localhost), an address no course page or notebook ' +
+        'elsewhere can load. Paste the address where the lab is published; the snippets below use it.'),
+      h('label', {}, 'Published at ', text('embed-base', { placeholder: 'https://…/poslab/', spellcheck: 'false' }))),
     h('fieldset', { class: 'embed-hide' }, h('legend', {}, 'Hide in the embed'), h('div', { class: 'embed-hide-list', id: 'embed-hide' })),
     h('div', { class: 'embed-size' },
       h('label', {}, 'Width ', text('embed-width', { class: 'number', value: '100%' })),
@@ -78,6 +114,10 @@ export function createEmbedPanel({ dialog, getHash, view }) {
   const code = dialog.querySelector('#embed-code');
   const jupyter = dialog.querySelector('#embed-jupyter');
   const link = dialog.querySelector('#embed-link');
+  const baseField = dialog.querySelector('#embed-base');
+  const local = isLocal(window.location);
+  dialog.querySelector('#embed-local').hidden = !local;
+  baseField.value = remembered() || builtIn();
   let heightEdited = false;
 
   const boxes = GROUPS.map((group) => {
@@ -101,14 +141,21 @@ export function createEmbedPanel({ dialog, getHash, view }) {
     width.setAttribute('aria-invalid', String(!wOk));
     height.setAttribute('aria-invalid', String(!hOk));
     const order = GROUPS.map((g) => g.name).filter((n) => hide.has(n));
-    const src = viewUrl(getHash(), { embed: true, hide: order });
+    const pasted = publishedBase(baseField.value);
+    baseField.setAttribute('aria-invalid', String(local && !pasted));
+    const base = local && pasted ? pasted : window.location.href;
+    const src = viewUrl(getHash(), { embed: true, hide: order, base });
     const size = [wOk ? w : '100%', hOk ? h : String(suggestedHeight(hide))];
     code.value = iframeSnippet(src, ...size);
     jupyter.value = jupyterSnippet(src, ...size);
-    link.value = viewUrl(getHash(), { embed: view.embed, hide: [...view.hide] });
+    link.value = viewUrl(getHash(), { embed: view.embed, hide: [...view.hide], base });
   }
 
   list.addEventListener('change', refresh);
+  baseField.addEventListener('input', () => {
+    if (publishedBase(baseField.value)) remember(baseField.value.trim());
+    refresh();
+  });
   width.addEventListener('input', refresh);
   height.addEventListener('input', () => { heightEdited = true; refresh(); });
   dialog.querySelector('#embed-close').addEventListener('click', () => dialog.close());

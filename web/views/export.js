@@ -29,11 +29,84 @@ function download(name, blob) {
   setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
 
-// A data: URL (chart.toBase64Image) as a Blob, without fetching it.
-function dataUrlBlob(dataUrl) {
-  const [head, base64] = dataUrl.split(',');
-  const bytes = Uint8Array.from(atob(base64), (ch) => ch.charCodeAt(0));
-  return new Blob([bytes], { type: head.slice(5).split(';')[0] });
+// Lines of `text` that fit `width` on ctx.
+function wrap(ctx, text, width) {
+  const lines = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    const next = line ? `${line} ${word}` : word;
+    if (line && ctx.measureText(next).width > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = next;
+    }
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+// The chart as a picture for a worksheet: a title, the settings in one
+// line, a legend (which curve is the followed word, which the mean), the
+// chart with its dashed thresholds, and the thresholds in words; 1600 px
+// wide, a landscape page at about 190 dpi. In the theme's colours.
+export const PICTURE_WIDTH = 1600;
+function chartPicture(chart, { title, settings, legend, caption }) {
+  const css = getComputedStyle(document.documentElement);
+  const colour = (name) => css.getPropertyValue(name).trim();
+  const pad = 48;
+  const inner = PICTURE_WIDTH - 2 * pad;
+  const src = chart.canvas;
+  const chartHeight = Math.round((src.height * inner) / src.width);
+  const canvas = document.createElement('canvas');
+  const ctx = canvas.getContext('2d');
+  const font = (size, weight = 400) => `${weight} ${size}px system-ui, sans-serif`;
+  ctx.font = font(24);
+  const settingLines = wrap(ctx, settings, inner);
+  const captionLines = wrap(ctx, caption, inner);
+  canvas.width = PICTURE_WIDTH;
+  canvas.height = pad + 44 + settingLines.length * 32 + 16 + 36 + 16 + chartHeight + 16 + captionLines.length * 32 + pad;
+  ctx.fillStyle = colour('--panel');
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+  ctx.fillStyle = colour('--fg');
+  ctx.textBaseline = 'top';
+  let y = pad;
+  ctx.font = font(34, 700);
+  ctx.fillText(title, pad, y);
+  y += 44;
+  ctx.font = font(24);
+  for (const line of settingLines) { ctx.fillText(line, pad, y); y += 32; }
+  y += 16;
+  let x = pad;
+  for (const { label, color, dash } of legend) {
+    ctx.strokeStyle = color;
+    ctx.lineWidth = 4;
+    ctx.setLineDash(dash);
+    ctx.beginPath();
+    ctx.moveTo(x, y + 14);
+    ctx.lineTo(x + 48, y + 14);
+    ctx.stroke();
+    ctx.fillStyle = colour('--fg');
+    ctx.fillText(label, x + 60, y);
+    x += 60 + ctx.measureText(label).width + 40;
+  }
+  ctx.setLineDash([]);
+  y += 52;
+  ctx.imageSmoothingQuality = 'high';
+  ctx.drawImage(src, pad, y, inner, chartHeight);
+  y += chartHeight + 16;
+  for (const line of captionLines) { ctx.fillText(line, pad, y); y += 32; }
+  return new Promise((resolve) => { canvas.toBlob(resolve, 'image/png'); });
+}
+
+// The settings in one line: "“dog bites man” vs “man bites dog”, random
+// stand-in at magnitude 0.5, no mask, d 6, 1 head, seed 2, rtol 1e-05, atol 1e-08".
+export function settingsLine(c) {
+  const signal = c.scheme === 'none' ? 'no positional information' : `${c.scheme} positions at magnitude ${c.scale}`;
+  const model = c.model === 'transformer' ? `, ${c.layers} transformer blocks (weight scale ${c.weight_std})` : '';
+  const starts = c.offset_a || c.offset_b ? `, A from position ${c.offset_a}, B from ${c.offset_b}` : '';
+  return `“${c.sentence_a.join(' ')}” vs “${c.sentence_b.join(' ')}”: ${signal}, ${c.causal ? 'causal mask' : 'no mask'}, ` +
+    `d ${c.dim}, ${c.heads} head${c.heads === 1 ? '' : 's'}${model}${starts}, seed ${c.seed}, rtol ${c.rtol}, atol ${c.atol}`;
 }
 
 // root: the export row; dialog: the NumPy fallback dialog; get: {result()
@@ -70,6 +143,8 @@ export function createExport(root, dialog, get) {
 
   const copy = root.querySelector('#copy-numpy');
   for (const early of ['pointerenter', 'pointerdown', 'focus']) copy.addEventListener(early, loadScriptWriter, { once: true });
+  // this module itself loads as the pointer or focus reaches the row (main.js)
+  if (copy.matches(':hover, :focus')) loadScriptWriter();
   copy.addEventListener('click', copyNumpy);
   // everything() may be a promise (a transformer's, computed in a worker).
   async function numbers() {
@@ -84,22 +159,38 @@ export function createExport(root, dialog, get) {
   root.querySelector('#download-json').addEventListener('click', async () => {
     const [result, { fileName }] = await Promise.all([numbers(), loadFiles()]);
     if (!result) return;
-    download(fileName(result.config, 'json'), new Blob([`${JSON.stringify(result, null, 1)}\n`], { type: 'application/json' }));
+    // the thresholds the page states (chart, tour), beside the CLI's keys
+    const json = { ...result, thresholds: get.thresholds().map(({ pair, threshold }) => (pair < 0 ? { row: 'mean', threshold }
+      : { row: 'pair', word: result.pairs[pair]?.word, index_a: pair, threshold })) };
+    download(fileName(result.config, 'numbers', 'json'), new Blob([`${JSON.stringify(json, null, 1)}\n`], { type: 'application/json' }));
     say('Downloaded the numbers as JSON');
   });
   root.querySelector('#download-csv').addEventListener('click', async () => {
     const [result, { fileName, toCsv }] = await Promise.all([numbers(), loadFiles()]);
     if (!result) return;
-    download(fileName(result.config, 'csv'), new Blob([toCsv(result)], { type: 'text/csv' }));
+    download(fileName(result.config, 'numbers', 'csv'), new Blob([toCsv(result, get.thresholds())], { type: 'text/csv' }));
     say('Downloaded the numbers as CSV');
   });
   const png = root.querySelector('#download-png');
   png.addEventListener('click', async () => {
     const chart = get.chart();
     if (!chart) return;
-    const image = dataUrlBlob(chart.toBase64Image('image/png', 1)); // the chart as it is at the click
+    const { config } = get.result();
+    const plot = document.querySelector('#plot');
+    const text = (sel) => plot.querySelector(sel)?.textContent.replace(/\s+/g, ' ').trim() ?? '';
+    const css = getComputedStyle(document.documentElement);
+    const image = await chartPicture(chart, { // the chart as it is at the click
+      title: text('#plot-title'),
+      settings: settingsLine(config),
+      legend: [
+        { label: `followed word: ${text('.legend-word .legend-label')}`, color: css.getPropertyValue('--plot-word').trim(), dash: [] },
+        { label: 'sentence mean', color: css.getPropertyValue('--plot-mean').trim(), dash: [10, 6] },
+        { label: 'current magnitude', color: css.getPropertyValue('--plot-marker').trim(), dash: [3, 5] },
+      ],
+      caption: text('.chart-caption'),
+    });
     const { fileName } = await loadFiles();
-    download(fileName(get.result().config, 'png'), image);
+    download(fileName(config, 'chart', 'png'), image);
     say('Downloaded the chart as PNG');
   });
   dialog.querySelector('#numpy-close').addEventListener('click', () => dialog.close());

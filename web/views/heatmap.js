@@ -134,6 +134,13 @@ export function createHeatmaps(section) {
         : 'Sentence B is not a reordering of A, so the two cannot be lined up word for word.';
     }
     setText(note, text);
+    // A matrix wider than its box (5 words at 375 px) says that it scrolls.
+    requestAnimationFrame(() => {
+      for (const table of [tableA, tableB]) {
+        const box = table.parentElement;
+        box.classList.toggle('scrolls', box.scrollWidth > box.clientWidth + 1);
+      }
+    });
   }
 
   return { render };

@@ -24,6 +24,7 @@ export function createTour(root, on) {
   const next = $('.tour-next');
   let shown = 0;
   let current = 0;
+  let revealed = 0; // the step whose answer was last brought into view
 
   back.addEventListener('click', () => on.go(current - 1));
   next.addEventListener('click', () => (current < STEPS.length ? on.go(current + 1) : on.end(0)));
@@ -84,11 +85,21 @@ export function createTour(root, on) {
     back.disabled = step === 1;
     setText(next, step === STEPS.length ? 'Finish' : 'Next');
     if (entered) title.focus({ preventScroll: true });
+    // Once answered, what the step talks about comes into view (the chart
+    // when it points at the dashed line; else the verdicts), after the
+    // render that uncovered it.
+    if (answered && revealed !== step) {
+      revealed = step;
+      const target = document.querySelector(s.show ?? '#verdicts');
+      requestAnimationFrame(() => target?.scrollIntoView({ block: 'nearest' }));
+    }
+    if (!answered) revealed = 0;
   }
 
   function hide() {
     setHidden(root, true);
     shown = 0;
+    revealed = 0;
   }
 
   return { render, hide };

@@ -20,7 +20,8 @@ export function setVerdict(node, verdict, words = ['True', 'False']) {
     node.classList.remove('is-true', 'is-false', 'is-none');
     node.classList.add(kind);
   }
-  setText(node.querySelector('.icon'), verdict === true ? '✓' : verdict === false ? '✗' : '–');
+  // = and ≠ (same, different), not ✓ and ✗: neither verdict is the right one
+  setText(node.querySelector('.icon'), verdict === true ? '=' : verdict === false ? '≠' : '–');
   setText(node.querySelector('.text'), verdict === true ? words[0] : verdict === false ? words[1] : 'n/a');
 }
 
@@ -34,11 +35,17 @@ function verdictNode(className) {
 
 // A number cell: the figure, plus a quiet tag when it is only rounding.
 // cell: {num, tag}, the cell's two spans.
+// A negative figure at rounding level is shown as "≈ 0": a cosine distance
+// of -2.22e-16 reads as an error, not as rounding. The exact value is its
+// title (and in the CSV, the JSON and the NumPy script).
+export const figureText = (value) => (value < 0 && value > -ROUNDING_LEVEL ? '≈ 0' : sig(value));
 function setFigure(cell, value) {
   const missing = value === undefined;
-  setText(cell.num, missing ? '–' : sig(value));
+  setText(cell.num, missing ? '–' : figureText(value));
   const rounding = !missing && value !== null && Math.abs(value) < ROUNDING_LEVEL;
   setText(cell.tag, rounding ? 'rounding' : '');
+  if (rounding && value !== 0) setAttr(cell.cell, 'title', `exactly ${sig(value)}`);
+  else if (cell.cell.hasAttribute('title')) cell.cell.removeAttribute('title');
 }
 
 // Table roles stated outright: the CSS lays the table out as grid rows,
@@ -81,18 +88,31 @@ function fillRow(row, { word, where, verdict, maxDiff, cosine }) {
   setFigure(row.cosine, cosine);
 }
 
-// Words for one compared pair (or the mean) on a card.
+// The figures under a card's verdict (its meaning is the line above them).
 function cardText(figures) {
   if (!figures || figures.allclose === undefined) return 'has no partner in sentence B, so there is nothing to compare';
   const d = sig(figures.max_abs_diff);
-  const c = sig(figures.cosine_distance);
+  const c = figureText(figures.cosine_distance);
   if (figures.allclose) {
-    if (figures.max_abs_diff === 0) return 'exactly the same vector in both sentences (max |diff| 0)';
-    return figures.max_abs_diff < ROUNDING_LEVEL
-      ? `the same vector in both sentences, up to rounding (max |diff| ${d})`
-      : `close enough for np.allclose, though not identical (max |diff| ${d}, cosine distance ${c})`;
+    if (figures.max_abs_diff === 0) return 'max |diff| 0: equal to the last bit';
+    return figures.max_abs_diff < ROUNDING_LEVEL ? `max |diff| ${d}: rounding`
+      : `max |diff| ${d}, cosine distance ${c}: not identical, but within np.allclose’s tolerance`;
   }
-  return `different vectors: max |diff| ${d}, cosine distance ${c}`;
+  return `max |diff| ${d}, cosine distance ${c}`;
+}
+
+// What a verdict means for word order, in one plain line beside it. For the
+// mean, `averages`.
+export function meaning(figures, permutation, averages = false) {
+  if (!figures || figures.allclose === undefined) return '';
+  const what = averages ? 'average' : 'vector';
+  if (figures.allclose) {
+    return figures.max_abs_diff < ROUNDING_LEVEL
+      ? `Same ${what} in both sentences: attention cannot tell the two orders apart.`
+      : `The same ${what} as far as np.allclose can tell: to it, the two orders look alike.`;
+  }
+  return permutation ? `Different ${what}s: the order reached the output.`
+    : `Different ${what}s: the sentences differ in more than their order.`;
 }
 
 // One sentence on what the student is looking at.
@@ -118,7 +138,7 @@ function story(result, state, wordPair) {
     const kept = facts.shift !== null ? 'every distance and order between words is kept'
       : 'every distance between words is kept';
     return `Positional information is on (${at}), yet ${how}. ${scheme} sees ${SEES[state.scheme]}, and ` +
-      `${kept}, so it cannot tell the two sentences apart at any magnitude.`;
+      `${kept}, so ${state.scheme === 'alibi' ? 'without a causal mask ' : ''}it cannot tell the two sentences apart at any magnitude.`;
   }
   if (facts && facts.shift && !SEES[state.scheme]) {
     return `Positional information is on (${at}), and ${how}. ${scheme} adds a signal for where each word stands, ` +
@@ -140,9 +160,41 @@ function story(result, state, wordPair) {
     'so the same word comes out differently in the two sentences.';
 }
 
+// The result bar: the followed word and the mean in one line, fixed to the
+// window while the cards are out of sight, so that a control anywhere on the
+// page has its verdict in view (style.css places it).
+function createBar(root) {
+  const bar = root.querySelector('#result-bar');
+  const item = (id) => ({ name: bar.querySelector(`#${id} .rb-name`), verdict: bar.querySelector(`#${id} .rb-verdict`),
+    cos: bar.querySelector(`#${id} .rb-cos`) });
+  const word = item('rb-word');
+  const mean = item('rb-mean');
+  const meaningLine = bar.querySelector('.rb-meaning');
+  const cards = root.querySelector('.cards');
+  if (typeof IntersectionObserver === 'function') {
+    new IntersectionObserver(([e]) => bar.classList.toggle('shown', e.intersectionRatio < 0.5), { threshold: [0, 0.5, 1] })
+      .observe(cards);
+  }
+  const fill = (slot, figures) => {
+    setVerdict(slot.verdict, figures ? figures.allclose : null);
+    setText(slot.cos, figures ? `cosine distance ${figureText(figures.cosine_distance)}` : 'no partner in B');
+  };
+  return {
+    render(pair, result) {
+      const paired = pair.index_b === null ? null : pair;
+      // a line, not a paragraph: a long word (a pasted megabyte) is cut short here
+      setText(word.name, quoted(pair.word.length > 24 ? `${pair.word.slice(0, 24)}…` : pair.word));
+      fill(word, paired);
+      fill(mean, result.mean);
+      setText(meaningLine, meaning(paired ?? result.mean, result.permutation, !paired));
+    },
+  };
+}
+
 export function createVerdicts(root) {
   const wordCard = root.querySelector('#card-word');
   const meanCard = root.querySelector('#card-mean');
+  const bar = createBar(root);
   for (const card of [wordCard, meanCard]) {
     card.querySelector('.card-verdict').replaceWith(verdictNode('card-verdict verdict'));
   }
@@ -217,6 +269,9 @@ export function createVerdicts(root) {
       : `np.allclose(out_a[${pair.index_a}], out_b[${pair.index_b}])`);
     setVerdict(wordCard.querySelector('.card-verdict'), pair.index_b === null ? null : pair.allclose);
     setText(wordCard.querySelector('.card-text'), cardText(pair.index_b === null ? null : pair));
+    setText(wordCard.querySelector('.card-meaning'), meaning(pair.index_b === null ? null : pair, result.permutation));
+    setText(meanCard.querySelector('.card-meaning'), meaning(result.mean, result.permutation, true));
+    bar.render(pair, result);
     setVerdict(meanCard.querySelector('.card-verdict'), result.mean.allclose);
     setText(meanCard.querySelector('.card-text'), cardText(result.mean));
 

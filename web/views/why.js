@@ -211,10 +211,10 @@ function sinusoidalBlock() {
       setText(odd, r ? 'd is odd: the last column has no partner to turn with, so it is left out of the rotation.'
         : 'With d = 1 there is no pair of columns to turn.');
       setText(shift, test.allclose
-        ? `At magnitude ${sig(test.scale)} the shift test (see RoPE) gives True (max |diff| ${size(test.maxDiff)}): ` +
+        ? `At magnitude ${sig(test.scale)} the shift test (sentence A against itself, starting later) gives True (max |diff| ${size(test.maxDiff)}): ` +
           'the positions are too faint for np.allclose to see.'
         : 'Yet adding PE to the word vectors does not make attention see distances only: each word and its ' +
-          `position get mixed before the dot product. The shift test (see RoPE) gives False here (max |diff| ` +
+          `position get mixed before the dot product. The shift test (sentence A against itself, starting later) gives False here (max |diff| ` +
           `${size(test.maxDiff)}).`);
     },
   };
@@ -303,7 +303,7 @@ function alibiBlock(changed) {
       outputs.set(a.outputs.allclose, 'Reversing a sentence keeps every distance, so ALiBi adds the same ' +
         'penalties to it. Sentence A against A backwards (word i against word n − 1 − i): the outputs are ' +
         `${a.outputs.allclose ? 'the same' : 'not the same'} (max |diff| ${size(a.outputs.maxDiff)}).` +
-        (a.outputs.allclose ? ' Word for word, ALiBi cannot tell a sentence from its reversal.'
+        (a.outputs.allclose ? ' Word for word and without a causal mask, ALiBi cannot tell a sentence from its reversal.'
           : a.causal ? ' The causal mask is on: the mask is not symmetric, and it is what sees the order here.' : ''));
       setHidden(mask, !a.causal);
       setText(mask, 'The bias above is computed without the causal mask, so that every pair of words has one.');
@@ -321,8 +321,8 @@ function shiftOnlyBlock(title, explain, says) {
     root,
     clear() {},
     render({ shift: t }) {
-      line.set(t.allclose, `The shift test (sentence A moved ${Math.abs(t.offsets[1] - t.offsets[0])} positions, ` +
-        `see RoPE): max |diff| ${size(t.maxDiff)}. ${says[t.allclose]}`);
+      line.set(t.allclose, `The shift test (sentence A against itself moved ${Math.abs(t.offsets[1] - t.offsets[0])} ` +
+        `positions later): max |diff| ${size(t.maxDiff)}. ${says[t.allclose]}`);
     },
   };
 }

@@ -1,0 +1,92 @@
+// The result stays in view while a control changes: at 1280x900 and at
+// 375x800, with each control that changes the model scrolled into view, a
+// verdict is in view too (the cards, or the result bar while they are out of
+// sight); on a phone the first screen shows one. And a tour step's answer
+// brings what it talks about into view.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serveDir, launch, SITE } from './harness.mjs';
+
+let server;
+let origin;
+let browser;
+before(async () => {
+  ({ server, origin } = await serveDir(SITE));
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+const CONTROLS = ['#positions', 'input[name="scheme"][value="rope"]', '#scale-slider', '#causal', 'input[name="model"][value="transformer"]'];
+
+// Whether a verdict ("True"/"False" with its sign) is fully inside the window and not covered.
+const verdictInView = (page) => page.evaluate(() => {
+  const seen = (node) => {
+    if (!node || node.closest('[hidden]') || getComputedStyle(node).visibility !== 'visible') return false;
+    const r = node.getBoundingClientRect();
+    if (r.height === 0 || r.top < 0 || r.bottom > innerHeight || r.left < 0 || r.right > innerWidth) return false;
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    return Boolean(hit && (node === hit || node.contains(hit)));
+  };
+  return seen(document.querySelector('#card-word .card-verdict .text')) || seen(document.querySelector('#rb-word .rb-verdict .text'));
+});
+const inView = (page, selector) => page.$eval(selector, (n) => {
+  const r = n.getBoundingClientRect();
+  return r.bottom > 0 && r.top < innerHeight;
+});
+
+for (const [width, height] of [[1280, 900], [375, 800]]) {
+  test(`at ${width}x${height} every model control has a verdict in view`, async () => {
+    const page = await browser.newPage({ viewport: { width, height } });
+    await page.goto(`${origin}/#pos=1`);
+    await page.waitForSelector('html[data-ready="true"]');
+    assert.ok(await verdictInView(page), 'the first screen shows a verdict');
+    for (const selector of CONTROLS) {
+      const control = page.locator(selector);
+      await control.scrollIntoViewIfNeeded();
+      await page.waitForTimeout(150); // the bar's observer reports after a frame
+      assert.ok(await inView(page, selector), `${selector} in view`);
+      assert.ok(await verdictInView(page), `a verdict in view beside ${selector}`);
+    }
+    // and it says the live verdict: the bar follows the cards
+    await page.locator('#causal').scrollIntoViewIfNeeded();
+    await page.locator('#causal').check();
+    await page.waitForTimeout(150);
+    const bar = await page.$eval('#rb-word', (n) => n.textContent.replace(/\s+/g, ' ').trim());
+    const card = await page.$eval('#card-word .card-verdict .text', (n) => n.textContent);
+    assert.match(bar, new RegExp(`^“man” ≠ ${card} cosine distance \\d`));
+    await page.close();
+  });
+}
+
+test('a tour step that points at the chart brings it into view once answered', async () => {
+  const page = await browser.newPage({ viewport: { width: 375, height: 800 } });
+  await page.goto(`${origin}/#tour=3`);
+  await page.waitForSelector('.tour-choice');
+  await page.locator('.tour-choice').first().click();
+  await page.waitForTimeout(300);
+  assert.ok(await inView(page, '#chart'), 'the chart is in view');
+  await page.close();
+});
+
+test('on a phone: the heatmap says it scrolls, the block chart\'s labels are 11 px or more; Guided tour is the third Tab stop', async () => {
+  const page = await browser.newPage({ viewport: { width: 375, height: 800 } });
+  await page.goto(`${origin}/#a=the+cat+chased+the+mouse&b=the+mouse+chased+the+cat&pos=1`);
+  await page.waitForSelector('html[data-ready="true"]');
+  for (let k = 0; k < 3; k++) await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'tour-start');
+  await page.click('#heatmap summary');
+  await page.waitForSelector('#heat-a td');
+  await page.waitForTimeout(200);
+  const hint = await page.$eval('#heat-a caption', (c) => [c.parentElement.parentElement.className, getComputedStyle(c, '::after').content]);
+  assert.match(hint[0], /scrolls/);
+  assert.match(hint[1], /scroll sideways/);
+  await page.check('input[name="model"][value="transformer"]');
+  await page.waitForSelector('.bl-tick');
+  await page.waitForTimeout(300);
+  const sizes = await page.$$eval('.bl-tick, .bl-axis', (ticks) => ticks.map((t) => t.getBoundingClientRect().height));
+  assert.ok(sizes.length > 5 && Math.min(...sizes) >= 11, `tick labels ${Math.min(...sizes)} px high`);
+  await page.close();
+});
