@@ -102,6 +102,10 @@ site: wasm wasm-nosimd
 	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/run_worker.js
 	$(ESBUILD) web/poslab.js --bundle --format=esm --external:./poslab-core.js --external:./poslab-checkpoint.js \
 	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/poslab.js
+	# The wrapper's checkpoint code, which poslab.js imports with the first
+	# checkpoint opened (it shares poslab.js, not a copy of it).
+	$(ESBUILD) web/checkpoints.js --bundle --format=esm --external:./poslab.js --external:./poslab-checkpoint.js \
+	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/checkpoints.js
 	$(ESBUILD) $(BUILD)/wasm/poslab-core.js --minify --target=es2022 --outfile=$(SITE)/poslab-core.js
 	$(ESBUILD) web/style.css --minify --sourcemap --outfile=$(SITE)/style.css
 	$(ESBUILD) web/later.css --minify --sourcemap --outfile=$(SITE)/later.css
@@ -144,6 +148,8 @@ package: site
 	mkdir -p $(PACKAGE)
 	$(ESBUILD) web/poslab.js --bundle --format=esm --external:./poslab-core.js --external:./poslab-checkpoint.js \
 	  --target=es2022 --outfile=$(PACKAGE)/poslab.js
+	$(ESBUILD) web/checkpoints.js --bundle --format=esm --external:./poslab.js --external:./poslab-checkpoint.js \
+	  --target=es2022 --outfile=$(PACKAGE)/checkpoints.js
 	cp $(SITE)/poslab-core.js $(SITE)/poslab.wasm $(SITE)/poslab-nosimd.wasm web/poslab.d.ts \
 	  $(SITE)/poslab-checkpoint.js $(SITE)/poslab-checkpoint.wasm \
 	  web/npm/package.json web/npm/README.md $(PACKAGE)/

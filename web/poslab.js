@@ -38,7 +38,7 @@ export const CHECKPOINT_FUNCTIONS = [
   '_poslab_use_checkpoint', '_poslab_checkpoint_tokens_json',
 ];
 
-const MESSAGE_BYTES = 320; // POSLAB_MESSAGE_BYTES
+export const MESSAGE_BYTES = 320; // POSLAB_MESSAGE_BYTES
 const RUNNING = 5;         // POSLAB_RUNNING
 const JSON_NO_SWEEP = 2;   // POSLAB_JSON_NO_SWEEP
 const ARRAY = { // poslab_array
@@ -66,7 +66,7 @@ export function simdSupported() {
   return WebAssembly.validate(SIMD_PROBE);
 }
 
-const NODE_FS = 'node:fs/promises';
+export const NODE_FS = 'node:fs/promises';
 
 function fromBase64(text) {
   const bytes = atob(text);
@@ -126,7 +126,7 @@ export async function createLab({ simd = simdSupported(), base } = {}) {
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 // The core reads C strings, so a NUL would silently end the text there.
-function checkText(key, text) {
+export function checkText(key, text) {
   if (LONE_SURROGATE.test(text)) {
     throw new Error(`${key}: contains a lone UTF-16 surrogate; allowed: well-formed Unicode text`);
   }
@@ -178,7 +178,7 @@ function deepFreeze(value) {
   return value;
 }
 
-class Lab {
+export class Lab {
   constructor(core, simd) {
     this.core = core;
     this.simd = simd; // which build runs: true for SIMD, false for the fallback
@@ -451,354 +451,14 @@ class Lab {
 
 // ---- checkpoints --------------------------------------------------------------
 //
-// A checkpoint runs in a module of its own, poslab-checkpoint.wasm (the core
-// with the checkpoint code, memory up to 4 GiB), loaded the first time one
-// is opened: the main module stays small. Each opened checkpoint gets a
-// fresh instance of it, so dispose() hands every byte back to the browser.
+// The code that opens checkpoints (web/checkpoints.js) is fetched with the
+// first one opened: most students never open one, and the page at open
+// stays within its weight.
 
-const CHECKPOINT_GLUE = './poslab-checkpoint.js';
-const CHECKPOINT_WASM = 'poslab-checkpoint.wasm';
-const WASM_MEMORY_LIMIT = 2 ** 32;
-let checkpointParts; // { create, module }: compiled once
+const CHECKPOINT_CODE = './checkpoints.js';
 
-async function checkpointModule(base) {
-  if (!checkpointParts) {
-    if (SINGLE_FILE) throw new Error('poslab: checkpoints need the site\'s poslab-checkpoint.wasm (not in the single file)');
-    const glue = CHECKPOINT_GLUE; // named through a variable: bundlers leave the import to run time
-    const { default: create } = await import(glue);
-    const url = new URL(CHECKPOINT_WASM, base ?? new URL('./', import.meta.url));
-    let module;
-    if (url.protocol === 'file:') {
-      const { readFile } = await import(NODE_FS);
-      module = await WebAssembly.compile(await readFile(url));
-    } else {
-      const response = await fetch(url);
-      if (!response.ok) throw new Error(`poslab: cannot load ${url.pathname} (HTTP ${response.status})`);
-      module = await WebAssembly.compile(await response.arrayBuffer());
-    }
-    checkpointParts = { create, module };
-  }
-  const { create, module } = checkpointParts;
-  let failed;
-  const failure = new Promise((resolve, reject) => { failed = reject; });
-  return Promise.race([failure, create({
-    instantiateWasm(imports, receive) {
-      WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module), failed);
-      return {};
-    },
-  })]);
-}
-
-// Where a checkpoint's files come from: name -> { size, read() } where
-// read() gives the file's bytes in order, a chunk a call (null at the end).
-// `files`: File objects (their names) or { name: Blob | ArrayBuffer |
-// Uint8Array }; `url`: the checkpoint folder's URL (same origin), fetched
-// as streams, so that no file is held whole.
-function checkpointSource({ files, url, chunkBytes }) {
-  if (files) {
-    const blobs = new Map();
-    const entries = files[Symbol.iterator] && !(files instanceof Map) && typeof files !== 'string'
-      ? Array.from(files, (f) => [f.name, f]) : Object.entries(files instanceof Map ? Object.fromEntries(files) : files);
-    for (const [name, f] of entries) {
-      blobs.set(String(name).split('/').pop(), f instanceof Blob ? f : new Blob([f]));
-    }
-    return {
-      has: async (name) => blobs.has(name),
-      open: async (name) => {
-        const blob = blobs.get(name);
-        if (!blob) throw new Error(`${name}: not among the files given; expected it in the checkpoint`);
-        let at = 0;
-        return {
-          size: blob.size,
-          async read() {
-            if (at >= blob.size) return null;
-            const end = Math.min(blob.size, at + chunkBytes);
-            const bytes = new Uint8Array(await blob.slice(at, end).arrayBuffer());
-            at = end;
-            return bytes;
-          },
-          cancel() {},
-        };
-      },
-    };
-  }
-  if (!url) throw new Error('openCheckpoint: give files or url');
-  const folder = new URL(String(url).endsWith('/') ? String(url) : `${url}/`, globalThis.location?.href);
-  if (folder.protocol === 'file:') { // Node: the same streaming through a file handle
-    return {
-      has: async (name) => {
-        const { stat } = await import(NODE_FS);
-        return stat(new URL(name, folder)).then(() => true, () => false);
-      },
-      open: async (name) => {
-        const { open } = await import(NODE_FS);
-        const handle = await open(new URL(name, folder));
-        const { size } = await handle.stat();
-        let at = 0;
-        return {
-          size,
-          async read() {
-            if (at >= size) { await handle.close(); return null; }
-            const buffer = new Uint8Array(Math.min(chunkBytes, size - at));
-            const { bytesRead } = await handle.read(buffer, 0, buffer.length, at);
-            at += bytesRead;
-            if (!bytesRead) { await handle.close(); return null; }
-            return buffer.subarray(0, bytesRead);
-          },
-          cancel() { handle.close().catch(() => {}); },
-        };
-      },
-    };
-  }
-  return {
-    has: async (name) => (await fetch(new URL(name, folder), { method: 'HEAD' })).ok,
-    open: async (name) => {
-      const response = await fetch(new URL(name, folder));
-      if (!response.ok) throw new Error(`${name}: HTTP ${response.status}; expected the file`);
-      const size = Number(response.headers.get('content-length'));
-      if (!Number.isFinite(size) || !response.headers.has('content-length')) {
-        throw new Error(`${name}: the server sends no Content-Length; expected the file's size`);
-      }
-      const reader = response.body.getReader();
-      return {
-        size,
-        async read() {
-          const { value, done } = await reader.read();
-          return done ? null : value;
-        },
-        cancel() { reader.cancel().catch(() => {}); },
-      };
-    },
-  };
-}
-
-async function readWhole(source, name) {
-  const file = await source.open(name);
-  const out = new Uint8Array(file.size);
-  let at = 0;
-  for (let chunk; (chunk = await file.read()) && at < out.length;) {
-    out.set(chunk.subarray(0, out.length - at), at);
-    at += chunk.length;
-  }
-  return out;
-}
-
-// Opens a checkpoint: options { files | url, onProgress, signal, maxBytes,
-// chunkBytes }. onProgress gets { phase: 'planned', bytesNeeded } once every
-// header is read and checked, before the weights' memory is taken (a
-// caller may abort then), then { phase: 'loading', loaded, total } as the
-// data streams in. signal (an AbortSignal) cancels; maxBytes refuses a
-// checkpoint that needs more. Resolves to a Checkpoint; rejects with an
-// Error whose message is the core's one line, and leaves nothing allocated.
-export async function openCheckpoint({ files, url, onProgress = () => {}, signal, maxBytes = Infinity,
-  chunkBytes = 1 << 20, base } = {}) {
-  const aborted = () => {
-    if (signal?.aborted) throw signal.reason ?? new DOMException('checkpoint loading was cancelled', 'AbortError');
-  };
-  aborted();
-  const source = checkpointSource({ files, url, chunkBytes });
-  const core = await checkpointModule(base);
-  const lab = new Lab(core, true);
-  lab.ownsCheckpoint = true; // the lab inside the checkpoint module: it runs the model itself
-  const ck = new Checkpoint(core, lab);
-  const open = [];
-  try {
-    const boxed = core._malloc(8) >>> 0;
-    if (!boxed) throw new Error('poslab: out of memory');
-    ck.boxed = boxed;
-    if (core._poslab_checkpoint_create(boxed) !== 0) throw new Error('poslab: out of memory');
-    ck.ck = new Uint32Array(core.HEAPU8.buffer, boxed, 1)[0];
-    const small = async (name) => ck.bytes(await readWhole(source, name));
-    ck.call('_poslab_checkpoint_config', ck.ck, ck.text('config.json'), ...await small('config.json'));
-    ck.release();
-    const vocab = await small('vocab.json');
-    const merges = await small('merges.txt');
-    try {
-      ck.call('_poslab_checkpoint_tokenizer', ck.ck, ck.text('vocab.json'), ...vocab, ck.text('merges.txt'), ...merges);
-    } finally {
-      ck.release();
-    }
-    const index = 'model.safetensors.index.json';
-    let names = ['model.safetensors'];
-    if (await source.has(index)) {
-      ck.call('_poslab_checkpoint_shards', ck.ck, ck.text(index), ...await small(index));
-      ck.release();
-      names = [];
-      for (let k = 0; ; k++) {
-        const p = core._poslab_checkpoint_shard(ck.ck, k) >>> 0;
-        if (!p) break;
-        names.push(core.UTF8ToString(p));
-      }
-    }
-    // every header first: nothing large is allocated before they all pass
-    for (const name of names) {
-      aborted();
-      const file = await source.open(name);
-      open.push(file);
-      let head = new Uint8Array(0);
-      const more = async () => {
-        const chunk = await file.read();
-        if (!chunk) return false;
-        const joined = new Uint8Array(head.length + chunk.length);
-        joined.set(head);
-        joined.set(chunk, head.length);
-        head = joined;
-        return true;
-      };
-      while (head.length < 8 && await more());
-      const first = ck.bytes(head.subarray(0, Math.min(8, head.length)))[0];
-      const out = ck.scratch(8);
-      ck.call('_poslab_safetensors_header_bytes', ck.text(name), first, BigInt(head.length < 8 ? head.length : file.size), out);
-      const headerBytes = Number(new BigUint64Array(core.HEAPU8.buffer, out, 1)[0]);
-      while (head.length < headerBytes && await more());
-      const [hp, hl] = ck.bytes(head.subarray(0, headerBytes));
-      const index = ck.scratch(4);
-      ck.call('_poslab_checkpoint_add_file', ck.ck, ck.text(name), BigInt(file.size), hp, hl, index);
-      file.index = new Int32Array(core.HEAPU8.buffer, index, 1)[0];
-      file.rest = head.subarray(headerBytes);
-      file.name = name;
-      ck.release();
-    }
-    const planned = ck.scratch(8);
-    ck.call('_poslab_checkpoint_plan', ck.ck, planned);
-    const bytesNeeded = Number(new BigUint64Array(core.HEAPU8.buffer, planned, 1)[0]);
-    ck.release();
-    ck.bytesNeeded = bytesNeeded;
-    onProgress({ phase: 'planned', bytesNeeded });
-    aborted();
-    if (bytesNeeded > maxBytes) {
-      throw new Error(`checkpoint: its weights need ${bytesNeeded} bytes; allowed: at most ${maxBytes} (maxBytes)`);
-    }
-    if (bytesNeeded + core.HEAPU8.length > WASM_MEMORY_LIMIT) {
-      throw new Error(`checkpoint: its weights need ${(bytesNeeded / 2 ** 30).toFixed(2)} GiB; ` +
-                      'WebAssembly memory holds at most 4 GiB (gpt2-medium fits; larger models need the native CLI)');
-    }
-    ck.call('_poslab_checkpoint_allocate', ck.ck);
-    const total = open.reduce((sum, f) => sum + Number(core._poslab_checkpoint_file_end(ck.ck, f.index)), 0);
-    let loaded = 0;
-    const staging = core._malloc(chunkBytes) >>> 0;
-    if (!staging) throw new Error('poslab: out of memory');
-    try {
-      for (const file of open) {
-        const end = Number(core._poslab_checkpoint_file_end(ck.ck, file.index));
-        let at = Number(core._poslab_checkpoint_file_next(ck.ck, file.index));
-        loaded += at;
-        let chunk = file.rest;
-        while (at < end) {
-          aborted();
-          if (!chunk || !chunk.length) {
-            chunk = await file.read();
-            if (!chunk) break; // finish names what is missing
-          }
-          const piece = chunk.subarray(0, Math.min(chunk.length, chunkBytes, end - at));
-          chunk = chunk.subarray(piece.length);
-          core.HEAPU8.set(piece, staging); // a fresh view: memory may have grown
-          const st = core._poslab_checkpoint_feed(ck.ck, file.index, BigInt(at), staging, piece.length, lab.message,
-            MESSAGE_BYTES);
-          if (st !== 0) throw lab.fail();
-          at += piece.length;
-          loaded += piece.length;
-          onProgress({ phase: 'loading', loaded, total });
-        }
-        file.cancel();
-      }
-    } finally {
-      core._free(staging);
-    }
-    ck.call('_poslab_checkpoint_finish', ck.ck);
-    ck.call('_poslab_use_checkpoint', lab.lab, ck.ck);
-    const info = core._poslab_checkpoint_json(ck.ck) >>> 0;
-    ck.info = JSON.parse(core.UTF8ToString(info));
-    return ck;
-  } catch (e) {
-    for (const f of open) f.cancel();
-    ck.dispose();
-    throw e;
-  }
-}
-
-// An opened checkpoint: run() is lab.run() with model checkpoint on it.
-class Checkpoint {
-  constructor(core, lab) {
-    this.core = core;
-    this.lab = lab;
-    this.held = []; // heap copies of the current call's arguments
-    this.disposed = false;
-  }
-
-  // bytes copied into the heap (freed by release()): [pointer, length].
-  bytes(u8) {
-    const p = this.core._malloc(Math.max(1, u8.length)) >>> 0;
-    if (!p) throw new Error('poslab: out of memory');
-    this.held.push(p);
-    this.core.HEAPU8.set(u8, p);
-    return [p, u8.length];
-  }
-
-  text(s) {
-    const p = this.lab.string(s) >>> 0;
-    this.held.push(p);
-    return p;
-  }
-
-  scratch(n) {
-    return this.bytes(new Uint8Array(n))[0];
-  }
-
-  release() {
-    for (const p of this.held) this.core._free(p);
-    this.held = [];
-  }
-
-  // A core call with the message buffer last; throws its line.
-  call(name, ...args) {
-    const st = this.core[name](...args, this.lab.message, MESSAGE_BYTES);
-    if (st !== 0) {
-      const error = this.lab.fail();
-      this.release();
-      throw error;
-    }
-  }
-
-  run(config = {}) {
-    this.alive();
-    return this.lab.run({ ...config, model: 'checkpoint' });
-  }
-
-  *runSteps(config = {}) {
-    this.alive();
-    return yield* this.lab.runSteps({ ...config, model: 'checkpoint' });
-  }
-
-  // GPT-2's tokens of text: [{id, text}] (poslab --tokenize --json).
-  tokenize(text, { prefixSpace = true } = {}) {
-    this.alive();
-    const p = this.text(checkText('text', String(text)));
-    try {
-      const json = this.core._poslab_checkpoint_tokens_json(this.ck, p, this.core.lengthBytesUTF8(String(text)),
-        prefixSpace ? 1 : 0, this.lab.message, MESSAGE_BYTES) >>> 0;
-      if (!json) throw this.lab.fail();
-      return JSON.parse(this.core.UTF8ToString(json)).tokens;
-    } finally {
-      this.release();
-    }
-  }
-
-  alive() {
-    if (this.disposed) throw new Error('poslab: this checkpoint has been disposed');
-  }
-
-  // Frees the checkpoint and drops its module instance, whose memory the
-  // browser then takes back.
-  dispose() {
-    if (this.disposed) return;
-    this.disposed = true;
-    this.release();
-    if (this.ck) this.core._poslab_checkpoint_free(this.ck);
-    if (this.boxed) this.core._free(this.boxed);
-    this.lab.dispose();
-    this.ck = 0;
-    this.core = null;
-    this.onDispose?.();
-  }
+export async function openCheckpoint(options = {}) {
+  if (SINGLE_FILE) throw new Error('poslab: checkpoints need the site\'s poslab-checkpoint.wasm (not in the single file)');
+  const code = CHECKPOINT_CODE; // named through a variable: bundlers leave the import to run time
+  return (await import(code)).openCheckpoint(options);
 }

@@ -20,7 +20,7 @@ after(() => consumer?.remove());
 
 test('the tarball holds the wrapper, the glue, the modules and the declarations, not the page', () => {
   const listed = execFileSync('tar', ['tzf', TARBALL], { encoding: 'utf8' }).trim().split('\n').sort();
-  assert.deepEqual(listed, ['package/README.md', 'package/package.json', 'package/poslab-checkpoint.js',
+  assert.deepEqual(listed, ['package/README.md', 'package/checkpoints.js', 'package/package.json', 'package/poslab-checkpoint.js',
     'package/poslab-checkpoint.wasm', 'package/poslab-core.js', 'package/poslab-nosimd.wasm', 'package/poslab.d.ts',
     'package/poslab.js', 'package/poslab.wasm']);
   const installed = path.join(consumer.dir, 'node_modules', 'poslab');
