@@ -32,8 +32,8 @@ import world  # noqa: E402
 # The architecture and the training run: one place, written into config.json.
 ARCH = dict(n_embd=64, n_layer=2, n_head=4, n_positions=16)
 SEED = 1
-STEPS = 3000
-BATCH = 128
+STEPS = 1200
+BATCH = 64
 LR = 3e-3
 WARMUP = 100
 WEIGHT_DECAY = 0.01
@@ -198,8 +198,9 @@ def train_one(name, tok, train_data, held_data, steps, log=print):
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
-        if step % 250 == 0 or step == steps - 1:
-            log(f"{name} step {step} loss {loss.item():.4f} train {accuracy(model, train_data):.4f} "
+        if step % 200 == 0 or step == steps - 1:
+            train_acc = f" train {accuracy(model, train_data):.4f}" if step == steps - 1 else ""
+            log(f"{name} step {step} loss {loss.item():.4f}{train_acc} "
                 f"held-out {accuracy(model, held_data):.4f} ({time.time() - t0:.0f} s)")
     return model, time.time() - t0, time.process_time() - c0
 

@@ -5,6 +5,7 @@ checkpoints (models/gpt, models/nope, models/bag).
     test_models.py POSLAB            recompute every figure; fail if docs/models.md
                                      holds anything else, or if a target fails
     test_models.py POSLAB --write    write the table into docs/models.md
+    --models DIR                     read the checkpoints from DIR (default models/)
 
 Every figure comes from the native CLI (`--model checkpoint`), run on the
 held-out prompts of models/world.py: each prompt as sentence A and its mirror
@@ -23,6 +24,7 @@ sys.path.insert(0, os.path.join(ROOT, "models"))
 import world  # noqa: E402
 
 DOC = os.path.join(ROOT, "docs", "models.md")
+MODELS = os.path.join(ROOT, "models")
 BEGIN = "<!-- table: written by tests/test_models.py from the core's figures; do not edit by hand -->"
 END = "<!-- end of table -->"
 
@@ -41,7 +43,7 @@ EXAMPLES = ["dog bites man . who bites ?", "man bites dog . who bites ?",
 
 
 def core(poslab, folder, a, b, extra=()):
-    cmd = [poslab, "--model", "checkpoint", "--checkpoint", os.path.join(ROOT, "models", folder),
+    cmd = [poslab, "--model", "checkpoint", "--checkpoint", os.path.join(MODELS, folder),
            "--a", a, "--b", b, "--json", *extra]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
@@ -130,14 +132,25 @@ def current_table():
     return text, text.split(BEGIN, 1)[1].split(END, 1)[0].strip("\n")
 
 
+def models_option(argv):
+    """--models DIR, removed from argv; sets MODELS."""
+    global MODELS
+    if "--models" in argv:
+        i = argv.index("--models")
+        MODELS = os.path.abspath(argv[i + 1])
+        del argv[i:i + 2]
+    return argv
+
+
 def main():
-    if len(sys.argv) < 2:
-        raise SystemExit("usage: test_models.py POSLAB [--write]")
-    poslab = sys.argv[1]
+    argv = models_option(sys.argv[1:])
+    if not argv:
+        raise SystemExit("usage: test_models.py POSLAB [--write] [--models DIR]")
+    poslab = argv[0]
     rows, examples = measure(poslab)
     new = table(rows, examples)
     print(new)
-    if "--write" in sys.argv[2:]:
+    if "--write" in argv[1:]:
         text, old = current_table()
         with open(DOC, "w", encoding="utf-8") as f:
             f.write(text.replace(BEGIN + "\n" + old + "\n" + END, BEGIN + "\n" + new + "\n" + END))

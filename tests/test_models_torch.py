@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """PyTorch against the C core on the committed checkpoints.
 
-    test_models_torch.py POSLAB
+    test_models_torch.py POSLAB [--models DIR]   (default models/)
 
 For every held-out prompt of models/world.py and each of models/gpt, nope and
 bag (and gpt with its table at scale 0), PyTorch computes the next token's
@@ -41,7 +41,7 @@ RTOL, ATOL = 1e-9, 1e-12
 def load(folder):
     """The checkpoint as the core reads it: the file's table is always added
     (zeros for nope and bag), the mask as config.json says."""
-    path = os.path.join(ROOT, "models", folder)
+    path = os.path.join(test_models.MODELS, folder)
     with open(os.path.join(path, "config.json")) as f:
         cfg = json.load(f)
     tensors = export.read_safetensors(os.path.join(path, "model.safetensors"))
@@ -69,10 +69,11 @@ def torch_next(model, tok, text, scale):
 
 
 def main():
-    if len(sys.argv) != 2:
-        raise SystemExit("usage: test_models_torch.py POSLAB")
+    argv = test_models.models_option(sys.argv[1:])
+    if len(argv) != 1:
+        raise SystemExit("usage: test_models_torch.py POSLAB [--models DIR]")
     torch.set_num_threads(1)
-    poslab = sys.argv[1]
+    poslab = argv[0]
     worst, checked, fails = 0.0, 0, []
     for label, folder, extra in test_models.RUNS:
         scale = float(extra[extra.index("--scale") + 1]) if "--scale" in extra else 1.0
