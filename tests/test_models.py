@@ -65,10 +65,12 @@ def measure(poslab):
     for label, folder, extra in RUNS:
         runs = held_out_runs(poslab, folder, extra)
         right = pairs_right = 0
+        by_question = {world.ACTIVE: 0, world.PASSIVE: 0}
         for p, m, r in runs:
             ok_a = r["next_a"][0]["text"] == " " + p[1]
             ok_b = r["next_b"][0]["text"] == " " + m[1]
             right += ok_a + ok_b
+            by_question[p[5]] += ok_a + ok_b
             pairs_right += ok_a and ok_b
             for text, nxt in ((p[0], r["next_a"]), (m[0], r["next_b"])):
                 if text in EXAMPLES:
@@ -77,6 +79,7 @@ def measure(poslab):
                 verdicts = [q["allclose"] for q in r["pairs"]]
                 examples.setdefault(label, {})["verdicts"] = (sum(verdicts), len(verdicts))
         rows.append(dict(label=label, folder=folder, prompts=2 * len(runs), right=right,
+                         active=by_question[world.ACTIVE], passive=by_question[world.PASSIVE],
                          pairs=len(runs), pairs_right=pairs_right))
     return rows, examples
 
@@ -85,14 +88,22 @@ def pct(k, n):
     return f"{k}/{n} ({100.0 * k / n:.1f}%)"
 
 
+def prob(p):
+    # near 1, four decimals would all be 9s (or round to 1): say how far from 1
+    return f"1 - {1 - p:.2g}" if p > 0.9999 else f"{p:.4f}"
+
+
 def table(rows, examples):
-    lines = ["| model | positions | mask | held-out accuracy | mirrored pairs both right |",
-             "|---|---|---|---|---|"]
+    lines = ["| model | positions | mask | held-out accuracy | `who verb ?` | `who is participle ?` "
+             "| mirrored pairs both right |",
+             "|---|---|---|---|---|---|---|"]
     for r in rows:
         pos, mask = KIND[r["folder"]]
         if "scale" in r["label"]:
             pos = "learned table, multiplied by 0"
+        half = r["prompts"] // 2
         lines.append(f"| {r['label']} | {pos} | {mask} | {pct(r['right'], r['prompts'])} "
+                     f"| {pct(r['active'], half)} | {pct(r['passive'], half)} "
                      f"| {pct(r['pairs_right'], r['pairs'])} |")
     lines += ["", "The most likely next token (over the whole vocabulary) and its probability; "
               "the right answer is in the column's heading. The last column: of the tokens of "
@@ -103,7 +114,7 @@ def table(rows, examples):
     lines += [f"| model | {head} | tokens `True` |", "|---|---|---|---|---|---|"]
     for r in rows:
         ex = examples[r["label"]]
-        cells = " | ".join(f"{ex[e]['text'].strip()} {ex[e]['probability']:.4f}" for e in EXAMPLES)
+        cells = " | ".join(f"{ex[e]['text'].strip()} {prob(ex[e]['probability'])}" for e in EXAMPLES)
         t, n = ex["verdicts"]
         lines.append(f"| {r['label']} | {cells} | {t}/{n} |")
     return "\n".join(lines)
