@@ -162,9 +162,11 @@ def main():
     new = table(rows, examples)
     print(new)
     if "--write" in argv[1:]:
-        text, old = current_table()
+        text, _ = current_table()
+        before, rest = text.split(BEGIN, 1)
+        after = rest.split(END, 1)[1]
         with open(DOC, "w", encoding="utf-8") as f:
-            f.write(text.replace(BEGIN + "\n" + old + "\n" + END, BEGIN + "\n" + new + "\n" + END))
+            f.write(before + BEGIN + "\n" + new + "\n" + END + after)
         print(f"written to {DOC}")
     else:
         _, old = current_table()
