@@ -30,7 +30,7 @@ import bpe  # noqa: E402
 import world  # noqa: E402
 
 # The architecture and the training run: one place, written into config.json.
-ARCH = dict(n_embd=64, n_layer=2, n_head=4, n_positions=16)
+ARCH = dict(n_embd=64, n_layer=3, n_head=4, n_positions=16)
 SEED = 1
 STEPS = 1200
 BATCH = 64
