@@ -27,7 +27,7 @@ TEST_PACKAGES := python3-numpy python3-ipython chromium clang libclang-rt-14-dev
 ENGINE_PACKAGES := firefox-esr webkit2gtk-driver xvfb libgl1-mesa-dri fonts-dejavu-core
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-test native asan wasm wasm-nosimd site serve dist package test test-native test-fuzz test-wasm test-browser fuzz fuzz-tokenizer fuzz-safetensors fixtures bench clean
+.PHONY: all deps deps-test native asan wasm wasm-nosimd site serve dist package test test-native test-fuzz test-wasm test-browser fuzz fuzz-tokenizer fuzz-safetensors fixtures models bench clean
 
 all: native site
 
@@ -207,6 +207,16 @@ test-fuzz:
 # Rewrites tests/fixtures/cases.json from NumPy.
 fixtures:
 	$(PYTHON) tests/reference.py
+
+# The three models trained here (models/gpt, nope, bag): trains them with
+# Debian's PyTorch (only this target installs it; make serve and make test read
+# the committed checkpoints with the core alone), checks PyTorch's outputs
+# against the core's, then writes the core's table into docs/models.md.
+models: native
+	$(call apt_install,python3-torch)
+	$(PYTHON) models/train.py models
+	$(PYTHON) tests/test_models_torch.py $(BUILD)/native/poslab
+	$(PYTHON) tests/test_models.py $(BUILD)/native/poslab --write
 
 # Benchmarks (not part of `make test`): native core, WebAssembly under Node,
 # NumPy and plain JavaScript side by side, the page in Chromium and
