@@ -1,7 +1,15 @@
 // checkpoints.js - opening GPT-2-family checkpoints for poslab.js (docs/interfaces.md,
 // "Checkpoints"). Loaded by poslab.js's openCheckpoint the first time a
 // checkpoint is opened.
-import { Lab, MESSAGE_BYTES, NODE_FS, checkText } from './poslab.js';
+
+// What this file needs of the wrapper, handed over by poslab.js when it
+// loads it (an import of poslab.js would make these part of its public face).
+let Lab, MESSAGE_BYTES, NODE_FS, checkText;
+
+export function openCheckpoint(options, wrapper) {
+  ({ Lab, MESSAGE_BYTES, NODE_FS, checkText } = wrapper);
+  return open(options);
+}
 //
 // A checkpoint runs in a module of its own, poslab-checkpoint.wasm (the core
 // with the checkpoint code, memory up to 4 GiB), loaded the first time one
@@ -141,7 +149,7 @@ async function readWhole(source, name) {
 // data streams in. signal (an AbortSignal) cancels; maxBytes refuses a
 // checkpoint that needs more. Resolves to a Checkpoint; rejects with an
 // Error whose message is the core's one line, and leaves nothing allocated.
-export async function openCheckpoint({ files, url, onProgress = () => {}, signal, maxBytes = Infinity,
+async function open({ files, url, onProgress = () => {}, signal, maxBytes = Infinity,
   chunkBytes = 1 << 20, base } = {}) {
   const aborted = () => {
     if (signal?.aborted) throw signal.reason ?? new DOMException('checkpoint loading was cancelled', 'AbortError');

@@ -38,7 +38,7 @@ export const CHECKPOINT_FUNCTIONS = [
   '_poslab_use_checkpoint', '_poslab_checkpoint_tokens_json',
 ];
 
-export const MESSAGE_BYTES = 320; // POSLAB_MESSAGE_BYTES
+const MESSAGE_BYTES = 320; // POSLAB_MESSAGE_BYTES
 const RUNNING = 5;         // POSLAB_RUNNING
 const JSON_NO_SWEEP = 2;   // POSLAB_JSON_NO_SWEEP
 const ARRAY = { // poslab_array
@@ -66,7 +66,7 @@ export function simdSupported() {
   return WebAssembly.validate(SIMD_PROBE);
 }
 
-export const NODE_FS = 'node:fs/promises';
+const NODE_FS = 'node:fs/promises';
 
 function fromBase64(text) {
   const bytes = atob(text);
@@ -126,7 +126,7 @@ export async function createLab({ simd = simdSupported(), base } = {}) {
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 // The core reads C strings, so a NUL would silently end the text there.
-export function checkText(key, text) {
+function checkText(key, text) {
   if (LONE_SURROGATE.test(text)) {
     throw new Error(`${key}: contains a lone UTF-16 surrogate; allowed: well-formed Unicode text`);
   }
@@ -178,7 +178,7 @@ function deepFreeze(value) {
   return value;
 }
 
-export class Lab {
+class Lab {
   constructor(core, simd) {
     this.core = core;
     this.simd = simd; // which build runs: true for SIMD, false for the fallback
@@ -460,5 +460,5 @@ const CHECKPOINT_CODE = './checkpoints.js';
 export async function openCheckpoint(options = {}) {
   if (SINGLE_FILE) throw new Error('poslab: checkpoints need the site\'s poslab-checkpoint.wasm (not in the single file)');
   const code = CHECKPOINT_CODE; // named through a variable: bundlers leave the import to run time
-  return (await import(code)).openCheckpoint(options);
+  return (await import(code)).openCheckpoint(options, { Lab, MESSAGE_BYTES, NODE_FS, checkText });
 }
