@@ -210,6 +210,8 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
       doc.documentElement.classList.add('model-checkpoint');
       if (checkpoint.get()) checkpoint.get().render(lab);
       else checkpoint.load();
+      // the head's chart is not being drawn meanwhile (a link may open here)
+      setAttr($('plot'), 'aria-busy', 'false');
       setAttr(doc.documentElement, 'data-ready', 'true');
       return;
     }

@@ -6,6 +6,7 @@
 import { CheckpointLoader } from '../app/checkpoints.js';
 import { TRAINED_MODELS } from '../app/state.js';
 import { sig } from '../app/format.js';
+import { track } from '../browser/loading.js';
 
 export function createCheckpointPanel(doc, { lab, form, rerender }) {
   const section = doc.createElement('section');
@@ -58,11 +59,17 @@ export function createCheckpointPanel(doc, { lab, form, rerender }) {
         const key = state.model;
         if (failed?.key === key) return;
         section.replaceChildren(el('p', `Reading model ${key}…`));
-        loader.open(state).then(rerender, (e) => {
+        let opening;
+        try {
+          opening = loader.open(state);
+        } catch (e) { // GPT-2 with no files chosen yet
+          opening = Promise.reject(e);
+        }
+        track(opening.then(rerender, (e) => {
           if (e?.name === 'AbortError') return;
           failed = { key, message: e.message };
           section.replaceChildren(el('p', `Model ${key} could not be opened: ${e.message}`, 'error'));
-        });
+        }));
         return;
       }
       try {
