@@ -77,7 +77,8 @@ export function chooseScheme(page, scheme, form) {
 // was trained; leaving one brings the head's defaults back.
 export function chooseModel(page, model, form) {
   const lab = form.withModel(page.lab, model);
-  return set(page, { model, positions: lab.positions, causal: lab.causal, scale: lab.scale, checkpoint: lab.checkpoint });
+  const changes = { model, positions: lab.positions, causal: lab.causal, scale: lab.scale, checkpoint: lab.checkpoint };
+  return { ...set(page, changes), scaleSet: page.scaleSet && lab.scale === page.lab.scale };
 }
 
 // The slider moves on a log scale; its magnitudes are kept to 3 digits.
