@@ -73,6 +73,8 @@ wasm-nosimd: deps
 # with only the parts plot.js uses (web/vendor/chart.entry.js).
 ESBUILD := node_modules/.bin/esbuild --log-level=warning
 PAGE_SRC := $(BUILD)/page-src
+TRAINED_MODELS := gpt nope bag
+CHECKPOINT_FILES := config.json model.safetensors vocab.json merges.txt
 site: wasm wasm-nosimd
 	rm -rf $(SITE) $(PAGE_SRC)
 	mkdir -p $(SITE)/vendor $(PAGE_SRC)
@@ -119,6 +121,12 @@ site: wasm wasm-nosimd
 	# a checkpoint is opened.
 	$(ESBUILD) $(BUILD)/wasm/poslab-checkpoint.js --minify --target=es2022 --outfile=$(SITE)/poslab-checkpoint.js
 	cp $(BUILD)/wasm/poslab-checkpoint.wasm $(SITE)/poslab-checkpoint.wasm
+	# The models trained here, which the page fetches only when a student
+	# picks one.
+	for m in $(TRAINED_MODELS); do \
+	  mkdir -p $(SITE)/models/$$m && \
+	  cp $(addprefix models/$$m/,$(CHECKPOINT_FILES)) $(SITE)/models/$$m/ || exit 1; \
+	done
 
 serve: site native
 	@echo "poslab: serving the lab at http://localhost:$(PORT)  (Ctrl-C stops)"

@@ -67,7 +67,7 @@ function wire({ store, form, model, page, tourMemory, tourActions, view }) {
   $('causal').addEventListener('change', (e) => go(update.set, { causal: e.target.checked }));
   $('heads').addEventListener('change', (e) => go(update.set, { heads: Number(e.target.value) }));
   for (const radio of document.querySelectorAll('input[name="model"]')) {
-    radio.addEventListener('change', () => go(update.set, { model: radio.value }));
+    radio.addEventListener('change', () => go(update.chooseModel, radio.value, form));
   }
   for (const radio of document.querySelectorAll('input[name="scheme"]')) {
     radio.addEventListener('change', () => go(update.chooseScheme, radio.value, form));

@@ -3,6 +3,7 @@
 // and thresholds), hands each view what it shows, and schedules the chart's
 // slow work after the verdicts are painted. Nothing here changes the store.
 import { hashOf, currentGuess } from './app/store.js';
+import { isCheckpointModel } from './app/state.js';
 import { viewUrl } from './views/embed.js';
 import { createVerdicts } from './views/verdicts.js';
 import { createControls, showFailure } from './views/controls.js';
@@ -53,6 +54,9 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   const heatmaps = onDemand('The heatmaps', () => import('./views/heatmap.js').then(({ createHeatmaps }) => createHeatmaps($('heatmap'))));
   // The transformer's views (the block-by-block picture), loaded the first
   // time the model is switched to transformer blocks.
+  // A checkpoint model's view, loaded the first time one is chosen.
+  const checkpoint = onDemand('The checkpoint view', () => import('./views/checkpoint_panel.js').then(({ createCheckpointPanel }) =>
+    createCheckpointPanel(doc, { lab: model.lab, form, rerender: () => render(store.get()) })));
   const blocks = onDemand('The block-by-block view', () => import('./views/blocks.js').then(({ createBlocks }) => createBlocks($('blocks'))));
   // The transformer's worker, for its verdicts and its chart, on one copy of
   // the drawn weights (with spares, so a run for a state the page has left
@@ -201,6 +205,17 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     controls.render(page);
     controls.showNotice(page.notice);
     const { lab } = page;
+    checkpoint.get()?.follow(lab);
+    if (isCheckpointModel(lab.model)) {
+      doc.documentElement.classList.add('model-checkpoint');
+      if (checkpoint.get()) checkpoint.get().render(lab);
+      else checkpoint.load();
+      // the head's chart is not being drawn meanwhile (a link may open here)
+      setAttr($('plot'), 'aria-busy', 'false');
+      setAttr(doc.documentElement, 'data-ready', 'true');
+      return;
+    }
+    doc.documentElement.classList.remove('model-checkpoint');
     let result;
     let pending = false;
     try {

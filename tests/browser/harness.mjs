@@ -48,7 +48,8 @@ export function serveDir(dir, { host = '127.0.0.1', headers = {}, pages = {} } =
         if (!full.startsWith(dir + path.sep)) throw new Error('outside the site');
         const body = await readFile(full);
         const type = MIME[path.extname(full)] ?? 'application/octet-stream';
-        res.writeHead(200, { 'content-type': type, ...(type.startsWith('text/html') ? headers : {}) });
+        // as a static server does: a checkpoint's files are read by their size
+        res.writeHead(200, { 'content-type': type, 'content-length': body.length, ...(type.startsWith('text/html') ? headers : {}) });
         res.end(body);
       } catch {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');

@@ -120,7 +120,8 @@ test('bad values: a link opens with defaults and a notice; typed ones get the co
   const { page, done } = await open('/#model=gpt3&layers=13&ws=0');
   const notice = await page.$$eval('#notice-list li', (li) => li.map((l) => l.textContent));
   assert.deepEqual(notice, [
-    `model (“gpt3”): allowed: ${option('model').allowed}`,
+    // the core's models, then the checkpoints the page opens itself
+    `model (“gpt3”): allowed: ${option('model').allowed}, gpt, nope, bag, gpt2`,
     `transformer blocks (“13”): allowed: ${option('layers').allowed}`,
     `weight scale (“0”): allowed: ${option('weight-std').allowed}`,
   ]);

@@ -25,6 +25,8 @@ test('the page as opened fetches under 300 KiB; the tour, Copy as NumPy and the 
   const atOpen = new Map(fetched);
   const total = [...atOpen.values()].reduce((a, b) => a + b, 0);
   const list = [...atOpen].map(([p, n]) => `${p} ${n}`).join(', ');
+  // the checkpoint module and the models trained here come when a model is picked
+  assert.deepEqual([...atOpen.keys()].filter((p) => /poslab-checkpoint|\/models\//.test(p)), [], 'no checkpoint code or model at open');
   assert.ok(atOpen.has('/poslab.wasm') && atOpen.has('/vendor/chart.min.js'), `the core and Chart.js were fetched: ${list}`);
   assert.ok(total < BUDGET, `opening fetched ${total} bytes (${list}), over 300 KiB (${BUDGET} bytes)`);
   const lazy = /tour|numpy_script|heatmap|why_panel/;

@@ -24,6 +24,7 @@ test('defaults are the course module\'s first experiment, positions off', () => 
   assert.deepEqual(defaultState(), {
     a: 'dog bites man', b: 'man bites dog', offsetA: 0, offsetB: 0, positions: false, scheme: 'random', scale: 0.5,
     causal: false, word: 2, dim: 6, heads: 1, seed: 2, rtol: 1e-5, atol: 1e-8, model: 'head', layers: 2, weightStd: 0.02,
+    checkpoint: '', space: true,
   });
   assert.deepEqual(parseHash(''), { state: defaultState(), ignored: [] });
 });
@@ -34,7 +35,7 @@ test('every state survives the hash exactly', () => {
     {
       a: 'a&b=c #d +e %20 “quoted” 🐶\tx', b: 'x 🐶 %20 +e #d a&b=c “quoted”', offsetA: 1024, offsetB: 7, positions: true,
       scheme: 'rope', scale: 1.2345678901234567e-7, causal: true, word: 5, dim: 512, heads: 8, seed: 4294967295, rtol: 0, atol: 123.5,
-      model: 'transformer', layers: 12, weightStd: 1.5e-300,
+      model: 'transformer', layers: 12, weightStd: 1.5e-300, checkpoint: '', space: true,
     },
     { ...defaultState(), scheme: 'sinusoidal', scale: 0, positions: true, word: 0 },
     { ...defaultState(), scheme: 'alibi', scale: 1, positions: true, offsetB: 5, dim: 15, heads: 5 },

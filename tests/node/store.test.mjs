@@ -17,7 +17,7 @@ test('a first visit: the core\'s defaults, no notice, no tour', () => {
   assert.deepEqual(page, {
     lab: { a: 'dog bites man', b: 'man bites dog', offsetA: 0, offsetB: 0, positions: false, scheme: 'random', scale: 0.5,
       causal: false, word: 2, dim: 6, heads: 1, seed: 2, rtol: 1e-5, atol: 1e-8,
-      model: 'head', layers: 2, weightStd: 0.02 },
+      model: 'head', layers: 2, weightStd: 0.02, checkpoint: '', space: true },
     refused: {}, tour: { step: 0, guesses: {} }, notice: [], scaleSet: false,
   });
   assert.equal(store.hashOf(page, form), 'a=dog+bites+man&b=man+bites+dog&oa=0&ob=0&pos=0&scheme=random&scale=0.5&causal=0&word=2&dim=6&heads=1&seed=2&rtol=0.00001&atol=1e-8&model=head&layers=2&ws=0.02');

@@ -23,6 +23,8 @@ const figuresState = (changes = {}) => ({ ...form.defaultState(), ...FIGURES, ..
 
 test('state rows: model, layers and weight scale in the hash, with the core\'s defaults and limits', () => {
   const defaults = form.defaultState();
+  // the core's models, then the checkpoints the page runs in a module of their own
+  const pageModels = [...option('model').values, 'gpt', 'nope', 'bag', 'gpt2'].join(', ');
   assert.deepEqual([defaults.model, defaults.layers, defaults.weightStd],
     [option('model').default, option('layers').default, option('weight-std').default]);
   const { state, ignored } = form.parseHash('#model=transformer&layers=12&ws=1e-3');
@@ -31,7 +33,7 @@ test('state rows: model, layers and weight scale in the hash, with the core\'s d
   assert.match(form.toHash(state), /&model=transformer&layers=12&ws=0\.001$/);
   // What the core refuses opens at the default, with its words.
   for (const [hash, label, allowed] of [
-    ['model=gpt3', 'model', option('model').allowed], ['model=Transformer', 'model', option('model').allowed],
+    ['model=gpt3', 'model', pageModels], ['model=Transformer', 'model', pageModels],
     ['layers=0', 'transformer blocks', option('layers').allowed], ['layers=13', 'transformer blocks', option('layers').allowed],
     ['layers=1.5', 'transformer blocks', option('layers').allowed], ['ws=0', 'weight scale', option('weight-std').allowed],
     ['ws=-1', 'weight scale', option('weight-std').allowed], ['ws=11', 'weight scale', option('weight-std').allowed],

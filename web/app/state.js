@@ -13,6 +13,35 @@
 // before it is split.
 export const MAX_SENTENCE_CHARS = 16384;
 
+// The checkpoint models: the three trained here (shipped with the site, in
+// models/NAME/) and GPT-2 from the student's files or a course host's
+// folder. Their positions and mask default to how each was trained (the
+// trained ones' config.json says the same: tests/node/checkpoint_page.test.mjs),
+// and their magnitude to 1 (the position table as trained).
+export const TRAINED_AS = {
+  gpt: { positions: true, causal: true },
+  nope: { positions: false, causal: true },
+  bag: { positions: false, causal: false },
+  gpt2: { positions: true, causal: true },
+};
+export const TRAINED_MODELS = ['gpt', 'nope', 'bag'];
+export const isCheckpointModel = (model) => Object.hasOwn(TRAINED_AS, model);
+// The core options a checkpoint reads (docs/interfaces.md, "Checkpoints");
+// the others (dim, heads, seed, layers, weight_std) are the checkpoint's.
+const CHECKPOINT_READS = new Set(['sentence_a', 'sentence_b', 'offset_a', 'offset_b', 'scale', 'causal', 'rtol', 'atol']);
+const MAX_URL_CHARS = 512;
+
+// A course host's checkpoint folder: a relative URL on the page's own origin
+// (no scheme, no host, no backslash), so a link cannot make the page fetch
+// from elsewhere.
+function readFolderUrl(raw) {
+  const text = raw.trim();
+  const ok = text !== '' && text.length <= MAX_URL_CHARS && !/^[a-z][a-z0-9+.-]*:/i.test(text) &&
+    !text.startsWith('//') && !/[\\\0-\x1f]/.test(text);
+  if (!ok) throw new Error('allowed: a folder on this site, as a relative URL (models/gpt2/)');
+  return text.endsWith('/') ? text : `${text}/`;
+}
+
 const ASCII_SPACES = /[ \t\n\r\f\v]+/;
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 const encoder = new TextEncoder();
@@ -47,11 +76,11 @@ const PAGE_PROPERTIES = [
   { name: 'b', key: 'b', label: 'sentence B', option: 'b' },
   { name: 'offsetA', key: 'oa', label: 'where sentence A starts', option: 'offset-a' },
   { name: 'offsetB', key: 'ob', label: 'where sentence B starts', option: 'offset-b' },
-  { name: 'positions', key: 'pos', label: 'positional information', page: 'switch', fallback: false },
+  { name: 'positions', key: 'pos', label: 'positional information', page: 'switch', fallback: false, asTrained: 'positions' },
   // "none" is the positions switch, not a scheme to pick
   { name: 'scheme', key: 'scheme', label: 'scheme', option: 'scheme', values: (v) => v !== 'none' },
-  { name: 'scale', key: 'scale', label: 'magnitude', option: 'scale' },
-  { name: 'causal', key: 'causal', label: 'causal mask', option: 'causal' },
+  { name: 'scale', key: 'scale', label: 'magnitude', option: 'scale', asTrained: 'scale' },
+  { name: 'causal', key: 'causal', label: 'causal mask', option: 'causal', asTrained: 'causal' },
   { name: 'word', key: 'word', label: 'plotted word', page: 'word' },
   { name: 'dim', key: 'dim', label: 'dim', option: 'dim' },
   { name: 'heads', key: 'heads', label: 'heads', option: 'heads', divides: 'dim' },
@@ -59,10 +88,17 @@ const PAGE_PROPERTIES = [
   { name: 'rtol', key: 'rtol', label: 'rtol', option: 'rtol' },
   { name: 'atol', key: 'atol', label: 'atol', option: 'atol' },
   // The model: the module's one head, or GPT-2-style transformer blocks
-  // (whose two settings the head ignores, as the core does).
-  { name: 'model', key: 'model', label: 'model', option: 'model' },
+  // (whose two settings the head ignores, as the core does), or a
+  // checkpoint (TRAINED_AS). Read before the others, whose defaults a
+  // checkpoint sets.
+  { name: 'model', key: 'model', label: 'model', option: 'model', extra: Object.keys(TRAINED_AS), first: true },
   { name: 'layers', key: 'layers', label: 'transformer blocks', option: 'layers' },
   { name: 'weightStd', key: 'ws', label: 'weight scale', option: 'weight-std' },
+  // GPT-2 from a folder beside the site, and whether a space goes before
+  // each sentence (GPT-2's words mid-text start with one). Written into
+  // links only when set, so the other models' links stay as they were.
+  { name: 'checkpoint', key: 'checkpoint', label: 'checkpoint folder', page: 'url', fallback: '', quiet: true },
+  { name: 'space', key: 'space', label: 'space before each sentence', page: 'switch', fallback: true, quiet: true },
 ];
 
 // Readers turn hash text into a value, or throw an Error saying why not.
@@ -148,7 +184,7 @@ export function createStateForm(core, { tourSteps }) {
         }
         break;
       case 'choice':
-        made.values = o.values.filter(prop.values ?? (() => true));
+        made.values = [...o.values.filter(prop.values ?? (() => true)), ...(prop.extra ?? [])];
         made.fallback = o.default;
         made.read = choiceReader(made.values);
         break;
@@ -163,10 +199,31 @@ export function createStateForm(core, { tourSteps }) {
     return made;
   }
 
+  // A checkpoint's positions, mask and magnitude default to how it was
+  // trained.
+  function asTrained(made, what) {
+    const { fallback } = made;
+    const otherwise = (s) => (typeof fallback === 'function' ? fallback(s) : fallback);
+    return { ...made, fallback: (s) => (isCheckpointModel(s.model) ? (what === 'scale' ? 1 : TRAINED_AS[s.model][what]) : otherwise(s)) };
+  }
+
   const properties = PAGE_PROPERTIES.map((prop) => {
+    const made = makeProperty(prop);
+    if (prop.first) made.first = true;
+    if (prop.quiet) made.quiet = true;
+    return prop.asTrained ? asTrained(made, prop.asTrained) : made;
+  });
+
+  function makeProperty(prop) {
     const row = { name: prop.name, key: prop.key, label: prop.label };
     if (prop.option) return fromCore(row, prop);
     if (prop.page === 'switch') return { ...row, fallback: prop.fallback, read: readBool, write: writeBool };
+    if (prop.page === 'url') {
+      return {
+        ...row, fallback: prop.fallback, read: readFolderUrl,
+        check: (v, s) => (s.model === 'gpt2' ? null : 'allowed: only with model gpt2'),
+      };
+    }
     // the plotted word: an index into sentence A, by default its last word
     const last = limits.max_tokens - 1;
     return {
@@ -175,7 +232,7 @@ export function createStateForm(core, { tourSteps }) {
       read: numberReader(0, last, true, `a word number from 0 to ${last}`),
       check: (v, s) => (v < wordsOf(s.a).length ? null : `sentence A has no word number ${v}`),
     };
-  });
+  }
 
   // The page's own place in the hash, beside the lab's state but not part of
   // it: the step of the guided tour (0 = not touring). toHash writes these
@@ -193,7 +250,8 @@ export function createStateForm(core, { tourSteps }) {
   // ({label, value, reason}) so the page can say what it did not use.
   function readAll(props, params, ignored) {
     const out = {};
-    for (const prop of props) {
+    const ordered = [...props.filter((p) => p.first), ...props.filter((p) => !p.first)];
+    for (const prop of ordered) {
       const raw = params.get(prop.key);
       let value = fallbackOf(prop, out);
       if (raw !== null) {
@@ -246,6 +304,7 @@ export function createStateForm(core, { tourSteps }) {
     const params = new URLSearchParams();
     for (const prop of properties) {
       const value = state[prop.name];
+      if (prop.quiet && value === fallbackOf(prop, state)) continue;
       params.set(prop.key, prop.write ? prop.write(value) : String(value));
     }
     for (const prop of viewProperties) {
@@ -257,11 +316,34 @@ export function createStateForm(core, { tourSteps }) {
 
   // The lab's config for a state: every property that sets a core option,
   // under the option's JSON name. Positions off means the scheme "none".
+  // A checkpoint's: the options it reads, its scheme "learned" (its
+  // position table) or "none", and whether a space goes before each
+  // sentence.
   function configOf(state) {
     const config = {};
-    for (const prop of properties) if (prop.json) config[prop.json] = state[prop.name];
+    const checkpoint = isCheckpointModel(state.model);
+    for (const prop of properties) {
+      if (prop.json && (!checkpoint || CHECKPOINT_READS.has(prop.json))) config[prop.json] = state[prop.name];
+    }
+    if (checkpoint) {
+      config.model = 'checkpoint';
+      config.scheme = state.positions ? 'learned' : 'none';
+      config.prefix_space = state.space;
+      return config;
+    }
     if (!state.positions) config.scheme = 'none';
     return config;
+  }
+
+  // The state with `model` chosen: a checkpoint's positions, mask and
+  // magnitude as it was trained; leaving one, the head's defaults back.
+  function withModel(state, model) {
+    const next = { ...state, model };
+    if (isCheckpointModel(model) || isCheckpointModel(state.model)) {
+      for (const name of ['positions', 'causal', 'scale']) next[name] = fallbackOf(byName.get(name), next);
+    }
+    if (model !== 'gpt2') next.checkpoint = '';
+    return next;
   }
 
   const byName = new Map(properties.map((p) => [p.name, p]));
@@ -279,5 +361,6 @@ export function createStateForm(core, { tourSteps }) {
     parseView,
     toHash,
     configOf,
+    withModel,
   };
 }

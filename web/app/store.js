@@ -73,6 +73,14 @@ export function chooseScheme(page, scheme, form) {
   return set(page, page.scaleSet ? { scheme } : { scheme, scale: form.defaultScale(scheme) });
 }
 
+// A checkpoint model starts with its positions, mask and magnitude as it
+// was trained; leaving one brings the head's defaults back.
+export function chooseModel(page, model, form) {
+  const lab = form.withModel(page.lab, model);
+  const changes = { model, positions: lab.positions, causal: lab.causal, scale: lab.scale, checkpoint: lab.checkpoint };
+  return { ...set(page, changes), scaleSet: page.scaleSet && lab.scale === page.lab.scale };
+}
+
 // The slider moves on a log scale; its magnitudes are kept to 3 digits.
 export function slideScale(page, exponent) {
   return setScale(page, Number((10 ** exponent).toPrecision(3)));

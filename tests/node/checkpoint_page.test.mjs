@@ -1,0 +1,158 @@
+// The checkpoint models in the page's app layer (web/app/state.js and
+// web/app/checkpoints.js, no DOM): their state survives a link, the loader
+// opens the models trained here from the site's models/ folder once each
+// and gives one back when the state leaves it, and the page's config gives
+// the native CLI's numbers. Run `make native site` (it copies models/).
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { stateForm } from '../state_form.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SITE = `${ROOT}build/site/`;
+const CLI = `${ROOT}build/native/poslab`;
+const { TRAINED_AS, TRAINED_MODELS } = await import(`${ROOT}web/app/state.js`);
+const { CheckpointLoader, checkpointSource } = await import(`${ROOT}web/app/checkpoints.js`);
+const { form, lab } = await stateForm();
+const BASE = pathToFileURL(SITE).href;
+
+after(() => lab.dispose());
+
+test('the defaults a checkpoint opens with are how its config.json says it was trained', () => {
+  for (const name of TRAINED_MODELS) {
+    const config = JSON.parse(readFileSync(`${SITE}models/${name}/config.json`, 'utf8'));
+    assert.equal(config.poslab_model, name);
+    const { state, ignored } = form.parseHash(`#model=${name}`);
+    assert.deepEqual(ignored, []);
+    assert.deepEqual([state.positions, state.causal, state.scale], [config.poslab_trained_positions, config.poslab_trained_causal, 1], name);
+    assert.deepEqual(TRAINED_AS[name], { positions: config.poslab_trained_positions, causal: config.poslab_trained_causal });
+  }
+});
+
+test('a checkpoint state survives a link exactly; the head\'s links are as before', () => {
+  const states = [
+    form.withModel(form.defaultState(), 'gpt'),
+    { ...form.withModel(form.defaultState(), 'bag'), a: 'dog bites man . who bites ?', b: 'man bites dog . who bites ?', space: false },
+    { ...form.withModel(form.defaultState(), 'nope'), positions: true, causal: false, scale: 0, offsetA: 3, offsetB: 1 },
+    { ...form.withModel(form.defaultState(), 'gpt2'), checkpoint: 'models/gpt2/' },
+    { ...form.withModel(form.defaultState(), 'gpt2'), checkpoint: 'a%20b/c+d&e=f/' },
+  ];
+  for (const state of states) {
+    const hash = form.toHash(state);
+    assert.deepEqual(form.parseHash(`#${hash}`), { state, ignored: [] }, hash);
+  }
+  // the head's link has neither key; GPT-2's names its folder
+  assert.doesNotMatch(form.toHash(form.defaultState()), /checkpoint|space/);
+  assert.match(form.toHash(states[1]), /&space=0$/);
+  assert.match(form.toHash(states[3]), /&checkpoint=models%2Fgpt2%2F$/);
+  // back to the head: its own defaults again
+  assert.deepEqual(form.withModel(states[2], 'head'), { ...states[2], model: 'head', positions: false, causal: false, scale: 0.5 });
+});
+
+test('a checkpoint folder in a link must be on this site, and only for GPT-2', () => {
+  for (const bad of ['https://evil.example/m/', '//evil.example/m/', 'javascript:alert(1)', '\\\\evil\\m', 'a\nb/', ' ']) {
+    const { state, ignored } = form.parseHash(`#model=gpt2&checkpoint=${encodeURIComponent(bad)}`);
+    assert.equal(state.checkpoint, '', bad);
+    assert.deepEqual(ignored.map((i) => i.label), ['checkpoint folder'], bad);
+  }
+  assert.deepEqual(form.parseHash('#model=gpt&checkpoint=models/gpt2/').ignored.map((i) => i.reason), ['allowed: only with model gpt2']);
+  assert.equal(form.parseHash('#model=gpt2&checkpoint=models/gpt2').state.checkpoint, 'models/gpt2/');
+  assert.throws(() => checkpointSource({ model: 'gpt2', checkpoint: '//evil.example/x/' }, 'https://lab.example/poslab/'), /not on this site/);
+  assert.equal(checkpointSource({ model: 'gpt2', checkpoint: '../ck/' }, 'https://lab.example/poslab/').url, 'https://lab.example/ck/');
+  assert.equal(checkpointSource({ model: 'head' }, BASE), null);
+});
+
+// The CLI's arguments for a page state, in the CLI's terms (docs/
+// interfaces.md, "CLI"): positions off is the scheme none, on is the
+// checkpoint's default (its position table).
+function cliArgs(state, folder) {
+  return ['--model', 'checkpoint', '--checkpoint', folder, '--json', '--a', state.a, '--b', state.b,
+    ...(state.positions ? [] : ['--scheme', 'none']), '--scale', String(state.scale), `--causal=${state.causal}`,
+    '--offset-a', String(state.offsetA), '--offset-b', String(state.offsetB), `--prefix-space=${state.space}`,
+    '--rtol', String(state.rtol), '--atol', String(state.atol)];
+}
+
+// Equal within 1e-9 relative (or 1e-12 absolute); everything else exactly.
+function agree(got, want, where, errors) {
+  if (typeof want === 'number') {
+    if (!(typeof got === 'number' && Math.abs(got - want) <= 1e-12 + 1e-9 * Math.abs(want))) errors.push(`${where}: ${got}; CLI ${want}`);
+  } else if (want === null || typeof want !== 'object') {
+    if (got !== want) errors.push(`${where}: ${JSON.stringify(got)}; CLI ${JSON.stringify(want)}`);
+  } else {
+    if (Array.isArray(want) && got?.length !== want.length) errors.push(`${where}: length ${got?.length}; CLI ${want.length}`);
+    for (const [k, v] of Object.entries(want)) agree(got?.[k], v, `${where}.${k}`, errors);
+  }
+}
+
+const VARIANTS = [
+  {},
+  { positions: false },
+  { positions: true },
+  { causal: false },
+  { causal: true },
+  { positions: false, causal: false },
+  { scale: 0 },
+  { scale: 2.5 },
+  { offsetA: 4, offsetB: 1 },
+  { space: false },
+];
+const QUESTIONS = { a: 'dog bites man . who bites ?', b: 'man bites dog . who bites ?' };
+
+test('the loader and the page\'s config give the native CLI\'s numbers for the three models trained here', async () => {
+  const loader = new CheckpointLoader(lab, { base: BASE });
+  let runs = 0;
+  for (const name of TRAINED_MODELS) {
+    const trained = { ...form.withModel(form.defaultState(), name), ...QUESTIONS };
+    const ck = await loader.open(trained);
+    for (const variant of VARIANTS) {
+      const state = { ...trained, ...variant };
+      const config = form.configOf(state);
+      assert.deepEqual(Object.keys(config).sort(), ['atol', 'causal', 'model', 'offset_a', 'offset_b', 'prefix_space', 'rtol',
+        'scale', 'scheme', 'sentence_a', 'sentence_b'], 'only what a checkpoint reads');
+      const done = spawnSync(CLI, cliArgs(state, `${SITE}models/${name}`), { encoding: 'utf8' });
+      assert.equal(done.status, 0, done.stderr);
+      const want = JSON.parse(done.stdout);
+      delete want.config.checkpoint; // the folder as the CLI was given it
+      const got = lab.run(config);
+      assert.equal(got.checkpoint.parameters, ck.info.parameters);
+      const errors = [];
+      agree(got, want, `${name} ${JSON.stringify(variant)}`, errors);
+      assert.deepEqual(errors.slice(0, 5), []);
+      runs++;
+    }
+  }
+  assert.equal(runs, 3 * VARIANTS.length);
+  loader.release();
+});
+
+test('the loader opens a model once, gives it back when the state leaves it, and reads it again when it returns', async () => {
+  const loader = new CheckpointLoader(lab, { base: BASE });
+  const gpt = form.withModel(form.defaultState(), 'gpt');
+  let plans = 0;
+  const onProgress = (e) => { if (e.phase === 'planned') plans++; };
+  const [one, two] = await Promise.all([loader.open(gpt, { onProgress }), loader.open({ ...gpt, scale: 0 }, { onProgress })]);
+  assert.equal(one, two);
+  assert.equal(plans, 1, 'read once');
+  assert.equal(loader.ready(gpt), one);
+  loader.follow(gpt);
+  assert.equal(one.disposed, false, 'kept while the state names it');
+  loader.follow(form.withModel(gpt, 'head'));
+  assert.equal(one.disposed, true, 'given back on leaving it');
+  assert.equal(loader.ready(gpt), null);
+  assert.throws(() => lab.run(form.configOf(gpt)), /runs on an opened checkpoint/);
+  // switching while loading: the first load is cancelled, the second wins
+  const first = loader.open(gpt);
+  const bag = await loader.open(form.withModel(gpt, 'bag'));
+  await assert.rejects(first, { name: 'AbortError' });
+  assert.equal(bag.info.trained_positions, false);
+  assert.equal(lab.run(form.configOf(form.withModel(gpt, 'bag'))).checkpoint.trained_causal, false);
+  const again = await loader.open(gpt, { onProgress });
+  assert.equal(plans, 2, 'read again on its return');
+  assert.equal(bag.disposed, true);
+  loader.release();
+  assert.equal(again.disposed, true);
+  // GPT-2 with neither files nor a folder: nothing to open
+  assert.throws(() => loader.open(form.withModel(gpt, 'gpt2')), /choose its files/);
+});
