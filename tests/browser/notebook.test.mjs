@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { ARTIFACTS, openPage, verdictColumn, useSite } from './harness.mjs';
+import { SITE, ARTIFACTS, serveDir, openPage, verdictColumn, useSite } from './harness.mjs';
 
 const site = useSite({ context: {} });
 
