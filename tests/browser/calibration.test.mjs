@@ -5,36 +5,24 @@
 // full speed the module's three words are swept with the keystroke, on the
 // page. What is asserted is where the work went, not how long it took.
 // Run `make site` first.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { ROOT, SITE, serveDir, launch } from './harness.mjs';
+import { ROOT, useSite } from './harness.mjs';
 
 const { QUICK_CHART_MS } = await import(`${ROOT}web/app/model.js`);
 
-let server;
-let origin;
-let browser;
-
-before(async () => {
-  ({ server, origin } = await serveDir(SITE));
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const site = useSite();
 
 const words = (n) => Array.from({ length: n }, (_, i) => `w${String(i + 1).padStart(2, '0')}`);
 const B = `#a=${words(16).join('+')}&b=${words(16).reverse().join('+')}&pos=1&scheme=random&scale=0.5&dim=64&word=0`;
 
 // Opens `hash` with the CPU `rate` times slower and waits for the full curve.
 async function open(rate, hash) {
-  const context = await browser.newContext();
+  const context = await site.browser.newContext();
   const page = await context.newPage();
   if (rate > 1) await (await context.newCDPSession(page)).send('Emulation.setCPUThrottlingRate', { rate });
-  await page.goto(`${origin}/?debug${hash}`);
+  await page.goto(`${site.origin}/?debug${hash}`);
   await page.waitForFunction(() => {
     const c = window.Chart && window.Chart.getChart(document.querySelector('canvas'));
     return c && c.data.datasets[1].data.length >= 100;

@@ -3,25 +3,13 @@
 // answer and exercise 2's figure, equal to the core's; bag, which opens with
 // positions and mask off as it was trained, is True for every token and
 // answers both sentences alike. Run `make site` (it copies models/).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { ROOT, SITE, serveDir, launch, openPage } from './harness.mjs';
+import { ROOT, SITE, openPage, useSite } from './harness.mjs';
 
 const { sig } = await import(`${ROOT}web/app/format.js`);
-let server;
-let origin;
-let browser;
-
-before(async () => {
-  ({ server, origin } = await serveDir(SITE));
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const site = useSite();
 
 const A = 'dog bites man . who bites ?';
 const B = 'man bites dog . who bites ?';
@@ -34,8 +22,8 @@ const cli = (name, ...args) => {
 const panel = (page) => page.$$eval('#checkpoint li, #checkpoint p', (els) => els.map((e) => e.textContent));
 
 test('gpt, then bag with positions and mask off: the core\'s verdicts, answers and figure', async () => {
-  const context = await browser.newContext();
-  const { page, done, problems } = await openPage(context, origin, `/#a=${encodeURIComponent(A)}&b=${encodeURIComponent(B)}`);
+  const context = await site.browser.newContext();
+  const { page, done, problems } = await openPage(context, site.origin, `/#a=${encodeURIComponent(A)}&b=${encodeURIComponent(B)}`);
   // The wrapper asks (HEAD) whether a folder has a sharded index; the
   // browser logs the answer "no" (404) as an error. Those, and only those,
   // are expected: one per model read.

@@ -3,21 +3,11 @@
 // verdict is in view too (the cards, or the result bar while they are out of
 // sight); on a phone the first screen shows one. And a tour step's answer
 // brings what it talks about into view.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveDir, launch, SITE } from './harness.mjs';
+import { useSite } from './harness.mjs';
 
-let server;
-let origin;
-let browser;
-before(async () => {
-  ({ server, origin } = await serveDir(SITE));
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const site = useSite();
 
 const CONTROLS = ['#positions', 'input[name="scheme"][value="rope"]', '#scale-slider', '#causal', 'input[name="model"][value="transformer"]'];
 
@@ -39,8 +29,8 @@ const inView = (page, selector) => page.$eval(selector, (n) => {
 
 for (const [width, height] of [[1280, 900], [375, 800]]) {
   test(`at ${width}x${height} every model control has a verdict in view`, async () => {
-    const page = await browser.newPage({ viewport: { width, height } });
-    await page.goto(`${origin}/#pos=1`);
+    const page = await site.browser.newPage({ viewport: { width, height } });
+    await page.goto(`${site.origin}/#pos=1`);
     await page.waitForSelector('html[data-ready="true"]');
     assert.ok(await verdictInView(page), 'the first screen shows a verdict');
     for (const selector of CONTROLS) {
@@ -62,8 +52,8 @@ for (const [width, height] of [[1280, 900], [375, 800]]) {
 }
 
 test('a tour step that points at the chart brings it into view once answered', async () => {
-  const page = await browser.newPage({ viewport: { width: 375, height: 800 } });
-  await page.goto(`${origin}/#tour=3`);
+  const page = await site.browser.newPage({ viewport: { width: 375, height: 800 } });
+  await page.goto(`${site.origin}/#tour=3`);
   await page.waitForSelector('.tour-choice');
   await page.locator('.tour-choice').first().click();
   await page.waitForTimeout(300);
@@ -72,8 +62,8 @@ test('a tour step that points at the chart brings it into view once answered', a
 });
 
 test('on a phone: the heatmap says it scrolls, the block chart\'s labels are 11 px or more; Guided tour is the third Tab stop', async () => {
-  const page = await browser.newPage({ viewport: { width: 375, height: 800 } });
-  await page.goto(`${origin}/#a=the+cat+chased+the+mouse&b=the+mouse+chased+the+cat&pos=1`);
+  const page = await site.browser.newPage({ viewport: { width: 375, height: 800 } });
+  await page.goto(`${site.origin}/#a=the+cat+chased+the+mouse&b=the+mouse+chased+the+cat&pos=1`);
   await page.waitForSelector('html[data-ready="true"]');
   for (let k = 0; k < 3; k++) await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'tour-start');
