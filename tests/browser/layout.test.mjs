@@ -51,6 +51,19 @@ for (const [width, height] of [[1280, 900], [375, 800]]) {
   });
 }
 
+test('at 1280x900 the controls that change the model are one block: all five on one screen, with a verdict', async () => {
+  const page = await site.browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto(`${site.origin}/#pos=1`);
+  await page.waitForSelector('html[data-ready="true"]');
+  await page.locator('#model-block').scrollIntoViewIfNeeded();
+  await page.waitForTimeout(150);
+  for (const selector of CONTROLS) assert.ok(await inView(page, selector), `${selector} in view with the others`);
+  assert.ok(await verdictInView(page), 'a verdict in view beside the block');
+  const { top, bottom } = await page.$eval('#model-block', (n) => n.getBoundingClientRect());
+  assert.ok(bottom - top < 520, `the block is ${Math.round(bottom - top)} px tall`);
+  await page.close();
+});
+
 test('a tour step that points at the chart brings it into view once answered', async () => {
   const page = await site.browser.newPage({ viewport: { width: 375, height: 800 } });
   await page.goto(`${site.origin}/#tour=3`);
