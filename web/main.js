@@ -174,9 +174,25 @@ function startWorker(name, options) {
   return createSweeper(workerUrls.get(name), { ...options, type: 'classic' });
 }
 
+// The controls that change the model sit at the top of the results, beside
+// the verdicts, where the page is wide enough for them in two columns; on
+// narrower screens, under the sentences, so that the results column is not
+// the long one. Moved rather than styled, so that Tab follows what is seen.
+function placeModelBlock() {
+  const wide = window.matchMedia('(min-width: 1100px)');
+  const place = () => {
+    const block = $('model-block');
+    if (wide.matches) document.querySelector('.results').prepend(block);
+    else $('sentences').after(block);
+  };
+  place();
+  wide.addEventListener('change', place);
+}
+
 async function start() {
   const view = readView(window.location.search);
   applyView(view);
+  placeModelBlock();
   buildSchemeChoices(document);
   if (view.embed) import('./browser/frame_height.js').then((m) => m.reportHeight()).catch(() => {});
   let lab;

@@ -115,3 +115,29 @@ test('the Jupyter cell through IPython: its HTML frames the lab, which shows its
     notebook.server.close();
   }
 });
+
+test('a pasted published address is kept with the view: the page\'s own address carries ?site=, and a reload there fills it in', async () => {
+  const publishedAt = 'https://course.example/poslab/';
+  const { page, done } = await openPage(site.context, site.origin, '/?hide=intro#pos=1');
+  await page.click('#embed-open');
+  await page.waitForSelector('#embed-dialog[open]');
+  await page.fill('#embed-base', publishedAt);
+  const url = new URL(await page.evaluate(() => location.href));
+  assert.equal(url.searchParams.get('site'), publishedAt, url.href);
+  assert.equal(url.searchParams.get('hide'), 'intro', 'the rest of the view stays');
+  assert.match(url.hash, /pos=1/);
+  // a fresh browser profile (nothing in localStorage) opening that address
+  const other = await site.browser.newContext();
+  try {
+    const again = await other.newPage();
+    await again.goto(url.href);
+    await again.waitForSelector('html[data-ready="true"]');
+    await again.click('#embed-open');
+    await again.waitForSelector('#embed-dialog[open]');
+    assert.equal(await again.inputValue('#embed-base'), publishedAt);
+    assert.ok((await again.inputValue('#embed-code')).includes(` src="${publishedAt}?embed=1&amp;hide=intro#`));
+  } finally {
+    await other.close();
+  }
+  await done();
+});

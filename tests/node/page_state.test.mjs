@@ -17,7 +17,7 @@ const { defaultState, parseHash, toHash, sentenceProblem, properties: PROPERTIES
 const { sig } = await import(`${WEB}app/format.js`);
 const { Model, SWEEP } = await import(`${WEB}app/model.js`);
 const { createLab } = await import(`${SITE}poslab.js`);
-const { readView } = await import(`${WEB}views/embed.js`);
+const { readView, viewUrl } = await import(`${WEB}views/embed.js`);
 const { iframeSnippet } = await import(`${WEB}views/embed_dialog.js`);
 
 test('defaults are the course module\'s first experiment, positions off', () => {
@@ -200,9 +200,16 @@ test('embed options: ?embed=1&hide=... and a safe snippet', () => {
   assert.deepEqual(readView('?embed=1&hide=words,plot, intro,bogus'), {
     embed: true,
     hide: new Set(['words', 'plot', 'intro']),
+    site: null,
     ignored: [{ label: 'hide', value: 'bogus', reason: 'allowed: intro, words, positions, scheme, magnitude, causal, model, advanced, blocks, plot, tour, export, heatmap, permutation, baseline, why' }],
   });
   assert.equal(readView('').embed, false);
+  // where a copy on disk is published: an http(s) address, else said and ignored
+  assert.equal(readView('?site=https%3A%2F%2Fcourse.example%2Fposlab%2F').site, 'https://course.example/poslab/');
+  assert.deepEqual(readView('?site=javascript:alert(1)'), { embed: false, hide: new Set(), site: null,
+    ignored: [{ label: 'site', value: 'javascript:alert(1)', reason: 'allowed: an http or https address' }] });
+  assert.equal(viewUrl('a=x', { base: 'file:///lab/index.html', hide: ['intro'], site: 'https://c.example/p/' }),
+    'file:///lab/index.html?hide=intro&site=https%3A%2F%2Fc.example%2Fp%2F#a=x');
   const [frame, fit] = iframeSnippet('https://x/?embed=1#a=1&b="<', '100%', '700').split('\n');
   assert.equal(frame,
     '<iframe src="https://x/?embed=1#a=1&amp;b=&quot;&lt;" width="100%" height="700" title="poslab" loading="lazy" style="border:0" data-poslab></iframe>');

@@ -13,13 +13,13 @@ import { excerpt } from '../app/state.js';
 // closed).
 export const GROUPS = [
   { name: 'intro', label: 'Introduction', height: 0 },
-  { name: 'words', label: 'Sentences and examples', height: 375 },
-  { name: 'positions', label: 'Positional information switch', height: 150 },
-  { name: 'scheme', label: 'Kind of positional signal', height: 440 },
-  { name: 'magnitude', label: 'Magnitude', height: 251 },
-  { name: 'causal', label: 'Causal mask', height: 212 },
-  { name: 'model', label: 'Model (one head or transformer blocks)', height: 455 },
-  { name: 'advanced', label: 'Advanced settings', height: 53 },
+  { name: 'words', label: 'Sentences and examples', height: 366 },
+  { name: 'positions', label: 'Positional information switch', height: 124 },
+  { name: 'scheme', label: 'Kind of positional signal', height: 195 },
+  { name: 'magnitude', label: 'Magnitude', height: 184 },
+  { name: 'causal', label: 'Causal mask', height: 123 },
+  { name: 'model', label: 'Model', height: 325 },
+  { name: 'advanced', label: 'Advanced settings', height: 44 },
   { name: 'blocks', label: 'Transformer: block by block', height: 0, results: 0 },
   { name: 'plot', label: 'Chart', height: 0 },
   { name: 'tour', label: 'Guided tour', height: 0, results: 0 },
@@ -31,17 +31,31 @@ export const GROUPS = [
 ];
 const NAMES = GROUPS.map((g) => g.name);
 
-// {embed, hide: Set of group names, ignored: [{label, value, reason}]}
+// An http(s) address, or null: where the lab is published.
+export function publishedBase(text) {
+  try {
+    const url = new URL(String(text).trim());
+    return /^https?:$/.test(url.protocol) ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+// {embed, hide: Set of group names, site: where the lab is published (a
+// teacher's saved link from a copy on disk carries it) or null,
+// ignored: [{label, value, reason}]}
 export function readView(search) {
   const params = new URLSearchParams(search);
   const embed = ['1', 'true', 'yes'].includes(params.get('embed') ?? '');
+  const site = params.has('site') ? publishedBase(params.get('site')) : null;
   const hide = new Set();
   const ignored = [];
   for (const name of (params.get('hide') ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
     if (NAMES.includes(name)) hide.add(name);
     else ignored.push({ label: 'hide', value: excerpt(name, 20), reason: `allowed: ${NAMES.join(', ')}` });
   }
-  return { embed, hide, ignored };
+  if (params.has('site') && !site) ignored.push({ label: 'site', value: excerpt(params.get('site'), 30), reason: 'allowed: an http or https address' });
+  return { embed, hide, site, ignored };
 }
 
 export function applyView(view, doc = document) {
@@ -52,12 +66,14 @@ export function applyView(view, doc = document) {
 }
 
 // This page's address (or `base`, where the lab is published) with the
-// given view and state hash.
-export function viewUrl(hash, { embed = false, hide = [], base = window.location.href } = {}) {
+// given view and state hash; `site`: the published address, carried by a
+// link to a copy on disk or this machine.
+export function viewUrl(hash, { embed = false, hide = [], base = window.location.href, site = null } = {}) {
   const url = new URL(base);
   const query = [];
   if (embed) query.push('embed=1');
   if (hide.length) query.push(`hide=${[...hide].join(',')}`);
+  if (site) query.push(`site=${encodeURIComponent(site)}`);
   url.search = query.length ? `?${query.join('&')}` : '';
   url.hash = hash;
   return url.href;

@@ -1,7 +1,7 @@
 // embed_dialog.js - the Embed dialog: the <iframe> snippet, the Jupyter cell
 // and the link for the current view, with the groups a lesson hides (see
 // embed.js). Loaded on the first click of the Embed button.
-import { GROUPS, viewUrl } from './embed.js';
+import { GROUPS, viewUrl, publishedBase } from './embed.js';
 import { h } from './markup.js';
 
 const attribute = (s) => String(s).replace(/&/g, '&amp;').replace(/"/g, '&quot;')
@@ -22,8 +22,9 @@ export function iframeSnippet(src, width, height) {
 
 // Where the lab is published, for a page opened from disk or this machine,
 // whose own address no notebook or course page elsewhere can load: the
-// address `make dist SITE_URL=...` wrote into the page, or the one the
-// teacher pasted (kept in this browser).
+// address the teacher pasted (carried by the view's link as ?site=, and
+// kept in this browser), or the one `make dist SITE_URL=...` wrote into
+// the page.
 const LOCAL = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
 export const isLocal = (loc) => loc.protocol === 'file:' || LOCAL.test(loc.hostname);
 const PUBLISHED_KEY = 'poslab.published';
@@ -34,16 +35,6 @@ function remember(address) {
   try { localStorage.setItem(PUBLISHED_KEY, address); } catch { /* private mode: for this visit only */ }
 }
 const builtIn = () => document.querySelector('meta[name="poslab-site"]')?.content ?? '';
-// A usable published address, or null.
-function publishedBase(text) {
-  try {
-    const url = new URL(text.trim());
-    return /^https?:$/.test(url.protocol) ? url.href : null;
-  } catch {
-    return null;
-  }
-}
-
 // A Jupyter notebook cell that shows the lab at `src` in its output: IPython's
 // IFrame writes an <iframe> like iframeSnippet's, so a notebook needs nothing
 // installed. A JSON string is also a Python string literal (quotes and
@@ -117,7 +108,7 @@ export function createEmbedPanel({ dialog, getHash, view }) {
   const baseField = dialog.querySelector('#embed-base');
   const local = isLocal(window.location);
   dialog.querySelector('#embed-local').hidden = !local;
-  baseField.value = remembered() || builtIn();
+  baseField.value = view.site || remembered() || builtIn();
   let heightEdited = false;
 
   const boxes = GROUPS.map((group) => {
@@ -152,8 +143,15 @@ export function createEmbedPanel({ dialog, getHash, view }) {
   }
 
   list.addEventListener('change', refresh);
+  // A pasted address goes into this page's own address too (?site=, beside
+  // ?embed and ?hide), so a bookmark or a reload of this copy keeps it.
   baseField.addEventListener('input', () => {
-    if (publishedBase(baseField.value)) remember(baseField.value.trim());
+    const pasted = publishedBase(baseField.value);
+    if (pasted) {
+      remember(pasted);
+      view.site = pasted;
+      window.history.replaceState(window.history.state, '', viewUrl(getHash(), { embed: view.embed, hide: [...view.hide], site: pasted }));
+    }
     refresh();
   });
   width.addEventListener('input', refresh);

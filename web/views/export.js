@@ -5,6 +5,7 @@
 // transformer's figures after each block), and of the chart as
 // PNG. Downloads are Blob URLs on an <a download>; nothing leaves the page.
 import { track, laterStyles } from '../browser/loading.js';
+import { h } from './markup.js';
 
 // Copy as NumPy's script writer is a chunk of its own, fetched as soon as a
 // student heads for the button (pointer, touch or keyboard focus), so that
@@ -112,7 +113,18 @@ export function settingsLine(c) {
 // root: the export row; dialog: the NumPy fallback dialog; get: {result()
 // (the verdicts shown now), everything() (the same with sweep and full),
 // chart() (the Chart.js chart or null), link() (this view's address)}.
+// The fallback dialog's body, which index.html leaves out.
+function dialogMarkup() {
+  return h('div', { class: 'dialog-body' },
+    h('h2', { id: 'numpy-title' }, 'NumPy script for this view'),
+    h('p', {}, 'This browser did not let the page copy by itself. The script below is selected: press Ctrl+C ' +
+      '(⌘C on a Mac) to copy it, then paste it into Python.'),
+    h('textarea', { id: 'numpy-code', readonly: '', rows: '14', spellcheck: 'false', 'aria-labelledby': 'numpy-title' }),
+    h('div', { class: 'button-row' }, h('button', { type: 'button', class: 'quiet dialog-close', id: 'numpy-close' }, 'Close')));
+}
+
 export function createExport(root, dialog, get) {
+  dialog.replaceChildren(dialogMarkup());
   const status = root.querySelector('#export-status');
   const code = dialog.querySelector('#numpy-code');
   let timer = 0;

@@ -5,9 +5,28 @@
 // hash) and the guesses. User text reaches the DOM only through textContent.
 import { STEPS, offSetup, revealAt } from '../teach/tour_steps.js';
 import { setText, setHidden } from './dom.js';
+import { h } from './markup.js';
+
+// The panel's body, which index.html leaves out: only a student who starts
+// the tour needs it.
+function panelMarkup() {
+  const button = (cls, text) => h('button', { type: 'button', class: cls }, text);
+  return [
+    h('div', { class: 'tour-top' }, h('p', { class: 'tour-count' }), button('quiet tour-skip', 'Skip the tour')),
+    h('h2', { class: 'tour-title', id: 'tour-title', tabindex: '-1' }),
+    h('p', { class: 'tour-intro' }),
+    h('div', { class: 'tour-setup', hidden: '' }, h('p', { class: 'tour-setup-text' }), button('tour-reset', 'Set this step up again')),
+    h('p', { class: 'tour-question', id: 'tour-question' }),
+    h('div', { class: 'tour-choices', role: 'group', 'aria-labelledby': 'tour-question' }),
+    h('p', { class: 'tour-wait' }, 'Choose first: the results stay covered until you do.'),
+    h('div', { class: 'tour-reveal', 'aria-live': 'polite' }, h('p', { class: 'tour-outcome' }), h('div', { class: 'tour-lines' })),
+    h('div', { class: 'tour-nav' }, button('tour-back', 'Back'), button('tour-next', 'Next')),
+  ];
+}
 
 // root: the tour <section>; on: {guess(value), go(step), end()}.
 export function createTour(root, on) {
+  root.replaceChildren(...panelMarkup());
   const $ = (sel) => root.querySelector(sel);
   const count = $('.tour-count');
   const title = $('.tour-title');
