@@ -182,7 +182,7 @@ function placeModelBlock() {
   const wide = window.matchMedia('(min-width: 1100px)');
   const place = () => {
     const block = $('model-block');
-    if (wide.matches) document.querySelector('.results').prepend(block);
+    if (wide.matches) document.querySelector('.results').prepend(document.querySelector('.tour-slot'), block); // a tour step first
     else $('sentences').after(block);
   };
   place();

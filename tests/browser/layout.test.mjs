@@ -64,6 +64,16 @@ test('at 1280x900 the controls that change the model are one block: all five on 
   await page.close();
 });
 
+test('at 1280x900 a tour step opens on the first screen, above the controls it talks about', async () => {
+  const page = await site.browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto(`${site.origin}/#tour=1`);
+  await page.waitForSelector('.tour-choice');
+  const [tour, block] = await Promise.all(['#tour', '#model-block'].map((s) => page.$eval(s, (n) => n.getBoundingClientRect().toJSON())));
+  assert.ok(tour.bottom <= 900, `the step ends at ${Math.round(tour.bottom)} px`);
+  assert.ok(tour.bottom <= block.top, 'the step comes before the controls');
+  await page.close();
+});
+
 test('a tour step that points at the chart brings it into view once answered', async () => {
   const page = await site.browser.newPage({ viewport: { width: 375, height: 800 } });
   await page.goto(`${site.origin}/#tour=3`);
