@@ -392,6 +392,11 @@ const char *report_text(strbuf *b, const poslab_result *r) {
     if (c->heads > 1) printf_(b, "%d heads, ", c->heads);
     if (c->scheme == POSLAB_SCHEME_NONE) puts_(b, "no positional information");
     else printf_(b, "%s positions at scale %.6g", poslab_scheme_name(c->scheme), c->scale);
+#ifdef POSLAB_CHECKPOINT
+    /* nope and bag keep a table of zeros: at any scale it adds nothing */
+    if (r->checkpoint && c->scheme != POSLAB_SCHEME_NONE && !checkpoint_weights_of(r->checkpoint)->trained_positions)
+        puts_(b, " (trained without positions: the table is zeros)");
+#endif
     /* only when set, so that the module's runs print as they always have */
     if (c->offset_a || c->offset_b) printf_(b, ", A starts at position %d, B at %d", c->offset_a, c->offset_b);
     printf_(b, ", %s, rtol %g, atol %g\n\n", c->causal ? "causal mask" : "no mask", c->rtol, c->atol);
@@ -409,7 +414,8 @@ const char *report_text(strbuf *b, const poslab_result *r) {
     pad(b, "mean", width + 2);
     printf_(b, "np.allclose(out_a.mean(0), out_b.mean(0)) = %s   max|diff| %.4g   cosine distance %.4g\n",
             truth(r->mean.allclose), r->mean.max_abs_diff, r->mean.cosine_distance);
-    pad(b, "bag", width + 2);
+    /* "words", not "bag": bag is also a model's name */
+    pad(b, "words", width + 2);
     printf_(b, "cosine similarity of the mean raw word vectors %.6g (order-blind baseline)\n",
             r->baseline_cosine_similarity);
     for (int k = 0; k < r->unpaired_b_count; k++) {
