@@ -179,7 +179,9 @@ async function open({ files, url, onProgress = () => {}, signal, maxBytes = Infi
     }
     const index = 'model.safetensors.index.json';
     let names = ['model.safetensors'];
-    if (await source.has(index)) {
+    // the single file first: asking a server for an index it does not have
+    // costs a 404 in the console on every unsharded model (the usual case)
+    if (!(await source.has('model.safetensors')) && await source.has(index)) {
       ck.call('_poslab_checkpoint_shards', ck.ck, ck.text(index), ...await small(index));
       ck.release();
       names = [];
