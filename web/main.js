@@ -85,7 +85,7 @@ function wire({ store, form, model, page, tourMemory, tourActions, view }) {
   $('notice-close').addEventListener('click', () => go(update.dismissNotice));
   $('tour-start').addEventListener('click', () => tourActions.go(tourMemory.read() || 1));
   for (const id of ['heatmap', 'permutation', 'baseline']) $(id).addEventListener('toggle', () => page.render(store.get()));
-  for (const id of ['heat-align', 'heat-head']) $(id).addEventListener('change', () => page.render(store.get()));
+  for (const early of ['focus', 'pointerenter']) $('heatmap').querySelector('summary').addEventListener(early, () => page.preloadHeatmaps(), { once: true });
   // The Embed dialog's code loads on the first click of its button.
   let embed = null;
   $('embed-open').addEventListener('click', async () => {

@@ -51,7 +51,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   })));
   $('why').addEventListener('toggle', () => { if ($('why').open) why.load(); });
   const tour = onDemand('The tour', () => import('./views/tour.js').then(({ createTour }) => createTour($('tour'), tourActions)));
-  const heatmaps = onDemand('The heatmaps', () => import('./views/heatmap.js').then(({ createHeatmaps }) => createHeatmaps($('heatmap'))));
+  const heatmaps = onDemand('The heatmaps', () => import('./views/heatmap.js').then(({ createHeatmaps }) => createHeatmaps($('heatmap'), () => render(store.get()))));
   // The transformer's views (the block-by-block picture), loaded the first
   // time the model is switched to transformer blocks.
   // A checkpoint model's view, loaded the first time one is chosen.
@@ -330,6 +330,9 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
 
   return {
     render,
+    // The heatmaps' code, before their section is opened (a keyboard user
+    // on its summary Tabs on into its controls right after Enter).
+    preloadHeatmaps: () => heatmaps.load(),
     // The parts that come after the first render: the panels below the
     // chart, the sweep worker, the chart.
     attach(parts) {
