@@ -76,6 +76,7 @@ export function createModelFiles(doc, { lab, container, rerender }) {
   let fromKept = false;     // whether `files` came from the kept copy
   let reading = null;       // the read in flight
   let askedKept = false;    // whether the kept copy was looked for (once a page)
+  let keeping = Promise.resolve(); // the copy to the device in progress: Forget waits for it
   const isFilesModel = (s) => s?.model === 'gpt2' && !s.checkpoint;
 
   function showError(message) {
@@ -97,6 +98,7 @@ export function createModelFiles(doc, { lab, container, rerender }) {
     showError('');
     const started = { state };
     let shownAt = 0;
+    let memory = '';
     setText(status, `Reading GPT-2’s headers (${MB(Object.values(chosen).reduce((s, f) => s + f.size, 0))} of files)…`);
     let opening;
     try {
@@ -104,7 +106,8 @@ export function createModelFiles(doc, { lab, container, rerender }) {
         files: chosen,
         onProgress(p) {
           if (p.phase === 'planned') {
-            setText(status, `Its weights will take ${MB(p.bytesNeeded)} of memory here. Reading…`);
+            memory = `its weights will take ${MB(p.bytesNeeded)} of memory here`;
+            setText(status, `Reading GPT-2: ${memory}.`);
             setAttr(progress, 'max', '1');
             setAttr(progress, 'value', '0');
             setHidden(progress, false);
@@ -116,7 +119,7 @@ export function createModelFiles(doc, { lab, container, rerender }) {
           shownAt = now;
           setAttr(progress, 'max', String(p.total));
           setAttr(progress, 'value', String(p.loaded));
-          setText(status, `Reading: ${MB(p.loaded)} of ${MB(p.total)}`);
+          setText(status, `Reading ${MB(p.loaded)} of ${MB(p.total)}: ${memory}.`);
         },
       });
     } catch (e) {
@@ -136,7 +139,7 @@ export function createModelFiles(doc, { lab, container, rerender }) {
       if (keep && canKeep()) {
         setText(keptText, 'Keeping the files on this device…');
         setHidden(kept, false);
-        keepFiles(chosen).then(showKept, (e) => { showKept(); showError(e.message); });
+        keeping = keeping.then(() => keepFiles(chosen)).then(showKept, (e) => { showError(e.message); return showKept(); });
       }
     }, (e) => {
       if (reading !== started) return;
@@ -166,7 +169,7 @@ export function createModelFiles(doc, { lab, container, rerender }) {
   }
   cancel.addEventListener('click', () => loader.release());
   forget.addEventListener('click', () => {
-    forgetFiles().then(showKept, (e) => showError(e.message));
+    keeping = keeping.then(forgetFiles).then(showKept, (e) => showError(e.message));
     if (fromKept) files = null;
   });
   // Files dropped anywhere on the page, while GPT-2 is the model.
