@@ -23,6 +23,11 @@ export function checkpointSource(state, base) {
   return { key: `gpt2:${url.href}`, url: url.href };
 }
 
+// The pieces the page hands the core: each is converted in one call on the
+// page's thread, and a quarter megabyte keeps that call a few milliseconds
+// even in a browser's first-tier code on a busy machine.
+const PAGE_CHUNK_BYTES = 1 << 18;
+
 export class CheckpointLoader {
   // `lab`: the page's lab (its run({model: 'checkpoint'}) runs the one
   // opened last, which is the one this loader holds).
@@ -51,7 +56,8 @@ export class CheckpointLoader {
     this.release();
     const controller = new AbortController();
     const held = { key: source.key, controller, checkpoint: null };
-    held.promise = this.lab.openCheckpoint({ ...(source.url ? { url: source.url } : { files }), onProgress, signal: controller.signal })
+    held.promise = this.lab.openCheckpoint({ ...(source.url ? { url: source.url } : { files }), onProgress, signal: controller.signal,
+      chunkBytes: PAGE_CHUNK_BYTES })
       .then((checkpoint) => {
         if (this.held !== held) { // switched away while it loaded
           checkpoint.dispose();
