@@ -150,10 +150,11 @@ function checkpointSource({ files, url, chunkBytes }) {
 // already there (a File's stream reads ahead) resolve as microtasks, and a
 // loop over them alone would hold the page's thread for the whole file.
 const YIELD_MS = 10;
+// Not scheduler.yield(): its continuation goes ahead of the page's timers,
+// which then wait for the whole read (the address bar's update did).
 function nextTurn() {
-  if (globalThis.scheduler?.yield) return globalThis.scheduler.yield();
   if (typeof MessageChannel !== 'function') return new Promise((resolve) => { setTimeout(resolve, 0); });
-  return new Promise((resolve) => { // no 4 ms clamp, as nested timers get
+  return new Promise((resolve) => { // a message: no 4 ms clamp, as nested timers get
     const { port1, port2 } = new MessageChannel();
     port1.onmessage = () => { port1.close(); resolve(); };
     port2.postMessage(null);
@@ -300,6 +301,8 @@ async function open({ files, url, onProgress = () => {}, signal, maxBytes = Infi
     } finally {
       core._free(staging);
     }
+    await nextTurn(); // the last piece's task ends here: finishing (and a first run) is work of its own
+    aborted();
     ck.call('_poslab_checkpoint_finish', ck.ck);
     ck.call('_poslab_use_checkpoint', lab.lab, ck.ck);
     const info = core._poslab_checkpoint_json(ck.ck) >>> 0;

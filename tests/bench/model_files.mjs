@@ -33,8 +33,12 @@ const WATCH = () => {
     const now = performance.now();
     const value = Number(bar.getAttribute('value'));
     if (bar.hidden || !(value > 0) || w.readEnd) return;
+    if (!w.bar.length) performance.mark('weights-start'); // for the trace
     w.bar.push(now);
-    if (value === Number(bar.getAttribute('max'))) w.readEnd = now;
+    if (value === Number(bar.getAttribute('max'))) {
+      w.readEnd = now;
+      performance.mark('weights-end');
+    }
   }).observe(box, { subtree: true, attributes: true, characterData: true, childList: true });
   // the first verdicts GPT-2's view shows (the checkpoint panel's pairs, or
   // the verdict table once it shows checkpoints)
@@ -53,6 +57,28 @@ const WATCH = () => {
   }, 10);
 };
 
+// The page's main-thread tasks in a trace (category toplevel): the longest
+// by the clock, and the longest by the thread's own CPU time, which a busy
+// shared machine does not stretch (a task waiting for a core counts by the
+// clock only).
+// A task's microtasks (where a read's await continues) are traced as
+// checkpoints of their own, inside or after it: both count. Split into the
+// read's three phases by the page's marks: before the weights (config,
+// tokenizer, headers), while they stream in, and after (the first run).
+function mainThreadTasks(trace) {
+  const events = trace.traceEvents ?? trace;
+  const main = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  const mark = (name) => events.find((e) => e.name === name && main.has(`${e.pid}:${e.tid}`))?.ts;
+  const [start, end] = [mark('weights-start'), mark('weights-end')];
+  const tasks = events.filter((e) => e.ph === 'X' && /RunTask$|PerformMicrotaskCheckpoint$/.test(e.name) && main.has(`${e.pid}:${e.tid}`));
+  const phase = (keep) => {
+    const mine = tasks.filter((e) => keep(e.ts));
+    return { wallMs: Math.max(0, ...mine.map((e) => e.dur / 1000)), cpuMs: Math.max(0, ...mine.map((e) => (e.tdur ?? 0) / 1000)),
+      over50Cpu: mine.filter((e) => (e.tdur ?? 0) > 50000).map((e) => Math.round(e.tdur / 1000)) };
+  };
+  return { before: phase((t) => t < start), weights: phase((t) => t >= start && t < end), after: phase((t) => t >= end) };
+}
+
 export async function modelFilesBench({ reps = 3 } = {}) {
   const folder = checkpoint('gpt2-small');
   const { server, origin } = await serveDir(SITE);
@@ -68,8 +94,10 @@ export async function modelFilesBench({ reps = 3 } = {}) {
       await page.evaluate(WATCH);
       const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('#model-files .mf-pick')]);
       const t0 = await page.evaluate(() => performance.now());
+      await browser.startTracing(page, { categories: ['toplevel', 'blink.user_timing'] });
       await chooser.setFiles(paths(folder));
       await page.waitForFunction(() => window.__bench.verdicts > 0);
+      const cpu = mainThreadTasks(JSON.parse(await browser.stopTracing()));
       const w = await page.evaluate(() => ({ ...window.__bench, timer: undefined }));
       const gaps = w.bar.slice(1).map((t, i) => t - w.bar[i]);
       const open = await page.evaluate(() => window.poslabDebug.wasmMemory());
@@ -81,7 +109,7 @@ export async function modelFilesBench({ reps = 3 } = {}) {
       const during = w.tasks.filter(([t]) => t >= w.bar[0] && t < w.readEnd).map(([, d]) => d);
       const headers = w.tasks.filter(([t]) => t >= t0 && t < w.bar[0]).map(([, d]) => d);
       const afterRead = w.tasks.filter(([t]) => t >= w.readEnd).map(([, d]) => d);
-      runs.push({ readMs: w.readEnd - t0, barUpdates: w.bar.length, barGapMs: Math.max(...gaps), longTasks: during, headerTasks: headers,
+      runs.push({ readMs: w.readEnd - t0, barUpdates: w.bar.length, barGapMs: Math.max(...gaps), longTasks: during, headerTasks: headers, cpu,
         afterTasks: afterRead, timerGapMs: w.timerGap, verdictsMs: w.verdicts - w.readEnd, open, weights, after });
       await context.close(); // its OPFS copy goes with it
     }
@@ -106,10 +134,11 @@ export function modelFilesMarkdown({ runs, fileBytes }) {
       `${(fileBytes / 1e6 / (median(runs.map((r) => r.readMs)) / 1000)).toFixed(0)} MB/s`],
     ['progress bar: longest gap between two updates', `${worst(runs.map((r) => r.barGapMs)).toFixed(0)} ms worst`,
       `${median(runs.map((r) => r.barUpdates))} updates; target ${PROGRESS_LIMIT_MS} ms: ${worst(runs.map((r) => r.barGapMs)) <= PROGRESS_LIMIT_MS ? 'holds' : '**misses**'}`],
-    ['longest main-thread task while the weights are read', longest ? `${longest.toFixed(0)} ms` : `none over ${TASK_LIMIT_MS} ms`,
+    ['longest main-thread task while the weights are read (longtask API, by the clock)', longest ? `${longest.toFixed(0)} ms` : `none over ${TASK_LIMIT_MS} ms`,
       `a 10 ms timer's longest gap ${worst(runs.map((r) => r.timerGapMs)).toFixed(0)} ms; target ${TASK_LIMIT_MS} ms: ${longest <= TASK_LIMIT_MS ? 'holds' : '**misses**'}`],
-    ['longest main-thread task before them (config, tokenizer, headers)', `${worst(runs.map((r) => Math.max(0, ...r.headerTasks))).toFixed(0)} ms`,
-      'the core reads vocab.json and merges.txt in one call'],
+    ...['before', 'weights', 'after'].map((k) => [`trace, ${{ before: 'before the weights (config, tokenizer, headers)', weights: 'while the weights stream in', after: 'after them (finish, first run, first verdicts)' }[k]}: longest main-thread task by its own CPU time`,
+      `${worst(runs.map((r) => r.cpu[k].cpuMs)).toFixed(0)} ms`,
+      `by the clock ${worst(runs.map((r) => r.cpu[k].wallMs)).toFixed(0)} ms; tasks over 50 ms of CPU: ${runs.map((r) => `[${r.cpu[k].over50Cpu.join(', ')}]`).join(' ')}`]),
     ['first verdicts after the read (painted)', `${median(runs.map((r) => r.verdictsMs)).toFixed(0)} ms median`,
       `worst ${worst(runs.map((r) => r.verdictsMs)).toFixed(0)} ms; longest task then ${worst(runs.map((r) => Math.max(0, ...r.afterTasks))).toFixed(0)} ms (the first run, on the page's thread)`],
     ['WebAssembly memory while GPT-2 is open', mib(total(last.open)), `${worst(runs.map(ratio)).toFixed(2)}x its weights (${mib(last.weights)}); ` +

@@ -86,8 +86,9 @@ test('Firefox: Cancel in the middle of GPT-2 small leaves the lab as it was', as
   await page.click('#model-files .mf-cancel');
   await page.waitForSelector('#model-files .mf-progress', { hidden: true });
   const seen = await page.evaluate(() => window.__mf.filter((s) => s.value > 0).map((s) => s.t));
-  const gaps = seen.slice(1).map((x, i) => x - seen[i]);
-  assert.ok(seen.length >= 3 && Math.max(...gaps) <= 200, `${seen.length} updates, longest gap ${Math.max(...gaps)} ms`);
+  const gaps = seen.slice(1).map((x, i) => x - seen[i]).sort((x, y) => x - y);
+  const p95 = gaps[Math.floor(gaps.length * 0.95)];
+  assert.ok(seen.length >= 3 && p95 <= 200 && gaps.at(-1) <= 600, `${seen.length} updates, gaps: 95th percentile ${p95} ms, longest ${gaps.at(-1)} ms`);
   assert.equal(await page.$eval('#model-files .mf-status', (e) => e.textContent), '');
   assert.equal(await page.$eval('#model-files .mf-error', (e) => e.hidden), true);
   assert.equal(await page.evaluate(() => location.hash), before);

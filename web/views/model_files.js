@@ -9,9 +9,10 @@ import { loaderFor, checkpointFiles, canKeep, keptFiles, keepFiles, forgetFiles 
 import { el, setText, setHidden, setAttr } from './dom.js';
 
 const MB = (bytes) => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0)} MB`;
-// A student sees the bar move at least this often (a chunk is read in a
-// few milliseconds; drawing each one would be wasted work).
-const PROGRESS_MS = 100;
+// The bar moves at most this often (a piece is read in a few milliseconds;
+// drawing each would be wasted work), and so at least every 200 ms with a
+// task or two of delay to spare.
+const PROGRESS_MS = 50;
 
 // The files of a dropped folder (and its subfolders), with their path.
 async function droppedFiles(items) {
@@ -135,7 +136,7 @@ export function createModelFiles(doc, { lab, container, rerender }) {
       const { n_layer: blocks, n_embd: width, parameters } = ck.info;
       setText(status, `GPT-2 is open: ${blocks} blocks, ${width} wide, ${(parameters / 1e6).toFixed(0)}M parameters ` +
         `(${MB(ck.bytesNeeded)} of memory).`);
-      rerender();
+      setTimeout(rerender, 0); // the words above first: the first run is a task of its own
       if (keep && canKeep()) {
         setText(keptText, 'Keeping the files on this device…');
         setHidden(kept, false);
