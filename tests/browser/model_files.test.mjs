@@ -183,3 +183,37 @@ test('GPT-2 small (548 MB): the bar every 200 ms, the lab answers meanwhile, Can
   await page.waitForSelector('#model-files .mf-kept', { state: 'hidden' });
   await done();
 });
+
+test('files dropped on the page open GPT-2; dropped while another model is chosen, they are left alone', async () => {
+  const folder = checkpoint('gpt2-mini');
+  const { page, done } = await openPage(site.context, site.origin, URL_GPT2);
+  await page.waitForSelector('#model-files .mf-pick');
+  await forgetAll(page);
+  // the student's files, as a drag from the desktop carries them
+  await page.evaluate(() => {
+    const input = Object.assign(document.createElement('input'), { type: 'file', multiple: true, id: 'dropped' });
+    input.hidden = true;
+    document.body.append(input);
+  });
+  await page.setInputFiles('#dropped', paths(folder));
+  const drop = () => page.evaluate(() => {
+    const data = new DataTransfer();
+    for (const f of document.getElementById('dropped').files) data.items.add(f);
+    const over = new DragEvent('dragover', { dataTransfer: data, bubbles: true, cancelable: true });
+    document.querySelector('main').dispatchEvent(over);
+    document.querySelector('main').dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+    return over.defaultPrevented; // the page takes the drop
+  });
+  await page.check('input[name="model"][value="head"]');
+  await page.waitForSelector('#model-files', { state: 'hidden' });
+  assert.equal(await drop(), false, 'the head\'s page leaves a drop to the browser');
+  await page.check('input[name="model"][value="gpt2"]');
+  await page.waitForSelector('#model-files .mf-pick');
+  assert.equal(await page.textContent('#model-files .mf-status'), '', 'nothing was read from the earlier drop');
+  assert.equal(await drop(), true);
+  await bodyHas(page, sig(cli(folder).mean_cosine_similarity));
+  await page.waitForFunction(() => /kept on this device \(\d/.test(document.querySelector('#model-files .mf-kept').textContent));
+  await page.click('#model-files .mf-forget');
+  await page.waitForSelector('#model-files .mf-kept', { state: 'hidden' });
+  await done();
+});
