@@ -35,7 +35,10 @@ async function droppedFiles(items) {
   return out;
 }
 
-export function createModelFiles(doc, { lab, container, rerender }) {
+// Fills #model-files. `lab`: the page's lab; `rerender()`: draws the page
+// again (once a model is open).
+export function createModelFiles(doc, lab, rerender) {
+  const container = doc.getElementById('model-files');
   const loader = loaderFor(lab);
   const input = el('input');
   Object.assign(input, { type: 'file', multiple: true, hidden: true, id: 'model-files-input' });
@@ -68,6 +71,7 @@ export function createModelFiles(doc, { lab, container, rerender }) {
   kept.append(keptText, ' ', forget);
   const row = el('div', 'button-row');
   row.append(pick, pickFolder, input, folderInput, cancel);
+  container.className = 'model-files';
   container.replaceChildren(where, row, status, progress, error, kept);
   pick.setAttribute('aria-describedby', 'model-files-error');
   error.id = 'model-files-error';
