@@ -60,3 +60,42 @@ export function pageLine(cliError, folder) {
 export const fileSize = (folder) => FILES.reduce((sum, f) => sum + statSync(path.join(folder, f)).size, 0);
 export const paths = (folder, files = FILES) => files.map((f) => path.join(folder, f));
 export const readConfig = (folder) => JSON.parse(readFileSync(path.join(folder, 'config.json'), 'utf8'));
+
+// A checkpoint with GPT-2 XL's shapes (C 1600, 48 blocks, 1.6 billion
+// weights: 6.2 GB of float32) whose model.safetensors is a sparse file: its
+// header is real and its data reads as zeros, so it takes no disk. A
+// browser must refuse it before allocating anything.
+export function tooLarge(from = checkpoint('gpt2-mini')) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'poslab-xl-'));
+  const [C, L, H, P, V] = [1600, 48, 25, 1024, 50257];
+  copyFileSync(path.join(from, 'vocab.json'), path.join(dir, 'vocab.json'));
+  copyFileSync(path.join(from, 'merges.txt'), path.join(dir, 'merges.txt'));
+  const config = { ...readConfig(from), n_embd: C, n_layer: L, n_head: H, n_positions: P, vocab_size: V };
+  writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config));
+  const shapes = { 'wte.weight': [V, C], 'wpe.weight': [P, C], 'ln_f.weight': [C], 'ln_f.bias': [C] };
+  for (let i = 0; i < L; i++) {
+    Object.assign(shapes, {
+      [`h.${i}.ln_1.weight`]: [C], [`h.${i}.ln_1.bias`]: [C], [`h.${i}.ln_2.weight`]: [C], [`h.${i}.ln_2.bias`]: [C],
+      [`h.${i}.attn.c_attn.weight`]: [C, 3 * C], [`h.${i}.attn.c_attn.bias`]: [3 * C],
+      [`h.${i}.attn.c_proj.weight`]: [C, C], [`h.${i}.attn.c_proj.bias`]: [C],
+      [`h.${i}.mlp.c_fc.weight`]: [C, 4 * C], [`h.${i}.mlp.c_fc.bias`]: [4 * C],
+      [`h.${i}.mlp.c_proj.weight`]: [4 * C, C], [`h.${i}.mlp.c_proj.bias`]: [C],
+    });
+  }
+  const header = {};
+  let at = 0;
+  for (const [name, shape] of Object.entries(shapes)) {
+    const bytes = 4 * shape.reduce((a, b) => a * b, 1);
+    header[name] = { dtype: 'F32', shape, data_offsets: [at, at + bytes] };
+    at += bytes;
+  }
+  let text = JSON.stringify(header);
+  text += ' '.repeat((8 - (text.length % 8)) % 8);
+  const head = Buffer.alloc(8 + text.length);
+  head.writeBigUInt64LE(BigInt(text.length));
+  head.write(text, 8);
+  const file = path.join(dir, 'model.safetensors');
+  writeFileSync(file, head);
+  truncateSync(file, head.length + at);
+  return dir;
+}

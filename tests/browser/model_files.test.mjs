@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pathToFileURL } from 'node:url';
 import { ROOT, openPage, useSite } from './harness.mjs';
-import { A, B, FILES, checkpoint, cli, damaged, pageLine, paths } from './gpt2_files.mjs';
+import { A, B, FILES, checkpoint, cli, damaged, pageLine, paths, tooLarge } from './gpt2_files.mjs';
 
 const { sig } = await import(`${ROOT}web/app/format.js`);
 const { createLab } = await import(`${ROOT}build/site/poslab.js`);
@@ -215,5 +215,44 @@ test('files dropped on the page open GPT-2; dropped while another model is chose
   await page.waitForFunction(() => /kept on this device \(\d/.test(document.querySelector('#model-files .mf-kept').textContent));
   await page.click('#model-files .mf-forget');
   await page.waitForSelector('#model-files .mf-kept', { state: 'hidden' });
+  await done();
+});
+
+test('a model too large for the browser: the wrapper\'s line, said before anything is allocated', async () => {
+  const dir = tooLarge();
+  let said;
+  const lab = await createLab();
+  await lab.openCheckpoint({ url: pathToFileURL(`${dir}/`).href }).catch((e) => { said = e.message; });
+  lab.dispose();
+  assert.match(said, /its weights need 5\.80 GiB; WebAssembly memory holds at most 4 GiB/);
+  const { page, done } = await openPage(site.context, site.origin, URL_GPT2);
+  await page.waitForSelector('#model-files .mf-pick');
+  await forgetAll(page);
+  const before = await page.evaluate(() => window.poslabDebug.wasmMemory());
+  await choose(page, paths(dir));
+  await page.waitForSelector('#model-files .mf-error:not([hidden])');
+  assert.equal(await page.textContent('#model-files .mf-error'), said);
+  assert.deepEqual(await page.evaluate(() => window.poslabDebug.wasmMemory()), before, 'no memory taken');
+  assert.equal(await page.isHidden('#checkpoint'), true);
+  await done();
+});
+
+test('a folder chosen (webkitdirectory): its files are found; too little quota to keep them is said, the model stays open', async () => {
+  const folder = checkpoint('gpt2-mini');
+  const { page, done } = await openPage(site.context, site.origin, URL_GPT2);
+  await page.waitForSelector('#model-files .mf-pick');
+  await forgetAll(page);
+  // this site may keep 1 MB: the 15 MB of files do not fit
+  const cdp = await site.context.newCDPSession(page);
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin: site.origin, quotaSize: 1e6 });
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('#model-files .mf-folder')]);
+  await chooser.setFiles(folder); // the folder itself
+  await bodyHas(page, sig(cli(folder).mean_cosine_similarity));
+  await page.waitForSelector('#model-files .mf-error:not([hidden])');
+  assert.match(await page.textContent('#model-files .mf-error'), /^not kept on this device: the files take 15 MB; the browser lets this site keep [01]\.?\d* MB$/);
+  assert.match(await page.textContent('#model-files .mf-status'), /GPT-2 is open/);
+  assert.equal(await page.isHidden('#model-files .mf-kept'), true);
+  assert.deepEqual(await kept(page), []);
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin: site.origin });
   await done();
 });
