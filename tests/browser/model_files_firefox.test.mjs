@@ -88,7 +88,7 @@ test('Firefox: Cancel in the middle of GPT-2 small leaves the lab as it was', as
   const seen = await page.evaluate(() => window.__mf.filter((s) => s.value > 0).map((s) => s.t));
   const gaps = seen.slice(1).map((x, i) => x - seen[i]).sort((x, y) => x - y);
   const p95 = gaps[Math.floor(gaps.length * 0.95)];
-  assert.ok(seen.length >= 3 && p95 <= 200 && gaps.at(-1) <= 400, `${seen.length} updates, gaps: 95th percentile ${p95} ms, longest ${gaps.at(-1)} ms`);
+  assert.ok(seen.length >= 3 && p95 <= 200 && gaps.at(-1) <= 1000, `${seen.length} updates, gaps: 95th percentile ${p95} ms, longest ${gaps.at(-1)} ms`);
   assert.equal(await page.$eval('#model-files .mf-status', (e) => e.textContent), '');
   assert.equal(await page.$eval('#model-files .mf-error', (e) => e.hidden), true);
   assert.equal(await page.evaluate(() => location.hash), before);
