@@ -138,10 +138,12 @@ export function checkpointFiles(list, path = (f) => f.webkitRelativePath || f.na
 const KEPT_FOLDER = 'poslab-gpt2';
 const KEPT_LIST = 'kept.json';
 
-// Whether this page can keep files: a browser with OPFS, and not a page
-// opened from file:// (whose origin is opaque: nothing stays).
+// Whether this page can keep files: a browser with OPFS that writes from
+// the page's thread (Safari writes there only from a worker), and not a
+// page opened from file:// (whose origin is opaque: nothing stays).
 export function canKeep() {
-  return globalThis.location?.protocol !== 'file:' && typeof globalThis.navigator?.storage?.getDirectory === 'function';
+  return globalThis.location?.protocol !== 'file:' && typeof globalThis.navigator?.storage?.getDirectory === 'function' &&
+    typeof globalThis.FileSystemFileHandle?.prototype.createWritable === 'function';
 }
 
 // The kept files as {name: File}, or null when none are kept.
