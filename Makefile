@@ -172,7 +172,7 @@ test-native: deps-test native asan
 test-wasm: deps-test site native
 	node --test tests/node/*.test.mjs
 
-test-browser: deps-test site
+test-browser: deps-test site native
 	node --test --test-concurrency=1 tests/browser/*.test.mjs
 
 # libFuzzer with ASan and UBSan over tests/fuzz/corpus; new inputs go to

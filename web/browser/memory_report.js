@@ -7,6 +7,8 @@
 //   copies: {labs: {name: lab or null}, pools: {name: sweeper or null}}
 //   returns [{what, bytes, heap}]: "page" (a lab), "run worker", "run
 //   worker (spare)" (a pool's copy in use, its spares)
+import { heldCheckpointLab } from '../app/checkpoints.js';
+
 let question = 0;
 
 // A worker's answer; {bytes: 0, heap: 0} if it is ended before it answers.
@@ -26,7 +28,9 @@ function ask(w) {
 }
 
 export async function wasmMemory({ labs, pools }) {
-  const parts = Object.entries(labs).filter(([, lab]) => lab)
+  // an open checkpoint has a module (and a memory) of its own
+  const checkpoint = labs.page ? heldCheckpointLab(labs.page) : null;
+  const parts = Object.entries({ ...labs, checkpoint }).filter(([, lab]) => lab)
     .map(([what, lab]) => ({ what, bytes: lab.memoryBytes(), heap: lab.heapBytesInUse() }));
   for (const [name, pool] of Object.entries(pools)) {
     for (const [k, w] of (pool?.copies() ?? []).entries()) {

@@ -3,7 +3,7 @@
 // paired, each pair's verdict, what the model says next, and exercise 2's
 // figure. Loaded the first time a checkpoint model is chosen; it opens the
 // model's folder through the loader and draws when it is in.
-import { CheckpointLoader } from '../app/checkpoints.js';
+import { loaderFor } from '../app/checkpoints.js';
 import { TRAINED_MODELS } from '../app/state.js';
 import { sig } from '../app/format.js';
 import { track } from '../browser/loading.js';
@@ -13,7 +13,7 @@ export function createCheckpointPanel(doc, { lab, form, rerender }) {
   section.id = 'checkpoint';
   section.setAttribute('aria-live', 'polite');
   doc.getElementById('verdicts').before(section);
-  const loader = new CheckpointLoader(lab);
+  const loader = loaderFor(lab);
   let failed = null; // {key, message}
 
   const el = (tag, text, className) => {
@@ -55,6 +55,10 @@ export function createCheckpointPanel(doc, { lab, form, rerender }) {
     render(state) {
       section.hidden = false;
       const ck = loader.ready(state);
+      if (!ck && state.model === 'gpt2' && !state.checkpoint) { // opened by views/model_files.js, which says how it goes
+        section.hidden = true;
+        return;
+      }
       if (!ck) {
         const key = state.model;
         if (failed?.key === key) return;
