@@ -4,10 +4,10 @@
 
 // What this file needs of the wrapper, handed over by poslab.js when it
 // loads it (an import of poslab.js would make these part of its public face).
-let Lab, MESSAGE_BYTES, NODE_FS, checkText;
+let Lab, MESSAGE_BYTES, NODE_FS, checkText, SINGLE_FILE;
 
 export function openCheckpoint(options, wrapper) {
-  ({ Lab, MESSAGE_BYTES, NODE_FS, checkText } = wrapper);
+  ({ Lab, MESSAGE_BYTES, NODE_FS, checkText, SINGLE_FILE } = wrapper);
   return open(options);
 }
 //
@@ -22,6 +22,10 @@ const WASM_MEMORY_LIMIT = 2 ** 32;
 let checkpointParts; // { create, module }: compiled once
 
 async function checkpointModule(base) {
+  if (!checkpointParts && SINGLE_FILE) { // the single file's copies, decoded now
+    const { default: create } = await SINGLE_FILE.checkpointGlue();
+    checkpointParts = { create, module: await WebAssembly.compile(SINGLE_FILE.carried(CHECKPOINT_WASM)) };
+  }
   if (!checkpointParts) {
     const glue = CHECKPOINT_GLUE; // named through a variable: bundlers leave the import to run time
     const { default: create } = await import(glue);
