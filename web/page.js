@@ -4,6 +4,7 @@
 // slow work after the verdicts are painted. Nothing here changes the store.
 import { hashOf, currentGuess } from './app/store.js';
 import { isCheckpointModel, TRAINED_MODELS } from './app/state.js';
+import { GPT2_ONLY_STEPS } from './teach/tour_length.js';
 import { viewUrl } from './views/embed.js';
 import { createVerdicts } from './views/verdicts.js';
 import { createControls, showFailure } from './views/controls.js';
@@ -167,7 +168,8 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     if (!touring) {
       tour.get()?.hide();
       const resume = tourMemory.known(); // read after the first render
-      setText($('tour-start'), resume > 1 ? `Resume the tour (step ${resume} of ${form.tourSteps})` : 'Guided tour');
+      const total = form.tourSteps - (page.lab.model === 'gpt2' ? 0 : GPT2_ONLY_STEPS); // as the tour counts them
+      setText($('tour-start'), resume > 1 ? `Resume the tour (step ${resume} of ${Math.max(resume, total)})` : 'Guided tour');
       return false;
     }
     const panel = tour.get();

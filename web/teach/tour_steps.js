@@ -10,7 +10,7 @@
 // result is not the one the module leads students to expect (say, the
 // tolerances were changed) the text says what is seen and why it may be.
 import { sig, ROUNDING_LEVEL } from '../app/format.js';
-import { TOUR_STEPS } from './tour_length.js';
+import { TOUR_STEPS, GPT2_ONLY_STEPS } from './tour_length.js';
 import { wordsOf } from '../app/state.js';
 import { SCHEMES, appliesTo } from './schemes.js';
 import { arrangement, SEES } from './distances.js';
@@ -603,6 +603,9 @@ export const STEPS = [
 
 export { TOUR_STEPS };
 if (STEPS.length !== TOUR_STEPS) throw new Error(`tour_length.js says ${TOUR_STEPS} steps; tour_steps.js has ${STEPS.length}`);
+if (STEPS.findIndex((s) => s.only) !== TOUR_STEPS - GPT2_ONLY_STEPS || !STEPS.slice(TOUR_STEPS - GPT2_ONLY_STEPS).every((s) => s.only)) {
+  throw new Error(`tour_length.js says the last ${GPT2_ONLY_STEPS} steps are for GPT-2 only; tour_steps.js differs`);
+}
 
 // The settings a step sets up, in words, for saying what was changed since.
 // Those under Advanced (d, heads, seed, tolerances) are the student's to
