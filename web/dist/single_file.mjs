@@ -36,7 +36,7 @@ const cores = { simd: read('poslab.wasm').toString('base64'), nosimd: read('posl
 // bundled.js, replaced: `contents` is its module text.
 const replaceBundled = (contents) => (b) => {
   b.onResolve({ filter: /^\.\/bundled\.js$/ }, () => ({ path: 'bundled.js', namespace: 'single-file' }));
-  b.onLoad({ filter: /.*/, namespace: 'single-file' }, () => ({ contents, loader: 'js', resolveDir: pageSrc }));
+  b.onLoad({ filter: /.*/, namespace: 'single-file' }, () => ({ contents, loader: 'js', resolveDir: path.resolve(pageSrc) }));
 };
 
 // What the page reads only when a student picks a checkpoint model: the
@@ -61,7 +61,7 @@ const carriedCode = `
     for (let i = 0; i < bytes.length; i++) out[i] = bytes.charCodeAt(i);
     return out;
   },
-  checkpointCode: () => import(${JSON.stringify(path.join(pageSrc, 'checkpoints.js'))}),
+  checkpointCode: () => import(${JSON.stringify(path.resolve(pageSrc, "checkpoints.js"))}),
   checkpointGlue: () => import(${JSON.stringify(path.resolve(site, 'poslab-checkpoint.js'))}),`;
 
 // The workers, each one script with nothing outside; their SINGLE_FILE is
