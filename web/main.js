@@ -9,7 +9,7 @@
 //   teach/         the tour's steps, example pairs, Copy as NumPy
 import { createLab } from './poslab.js';
 import { SINGLE_FILE } from './bundled.js';
-import { createStateForm, isCheckpointModel, TRAINED_MODELS } from './app/state.js';
+import { createStateForm, isCheckpointModel } from './app/state.js';
 import { Model } from './app/model.js';
 import * as update from './app/store.js';
 import { createUrlSync } from './browser/url_sync.js';
@@ -123,19 +123,6 @@ function exportOnDemand(root, dialog, get) {
   }, { capture: true });
   // The chart button only when there is a chart.
   return { render: ({ hasChart }) => { $('download-png').hidden = !hasChart; } };
-}
-
-// Where a checkpoint model's files are, for Copy as NumPy's script: a model
-// trained here in the site's models/ folder, GPT-2 in a course host's
-// folder or the student's own (then only its name is known); null for the
-// head and the blocks.
-function checkpointFiles(state) {
-  if (!isCheckpointModel(state.model)) return null;
-  const trained = TRAINED_MODELS.includes(state.model);
-  const folder = trained ? `models/${state.model}/` : state.checkpoint || `${state.model}/`;
-  // the single file carries the models but has no folder beside it
-  const url = !SINGLE_FILE && (trained || state.checkpoint) ? new URL(folder, window.location.href).href : null;
-  return { name: state.model, trained, folder, url };
 }
 
 // The tour panel's buttons; the step is kept for a later "Resume".
@@ -276,7 +263,7 @@ async function start() {
         // (a checkpoint's from the open model itself, whatever the cache holds)
         result: () => (isCheckpointModel(store.get().lab.model) ? lab.run(model.configOf(store.get().lab))
           : model.cachedRun(store.get().lab) ?? model.verdict(store.get().lab)),
-        checkpoint: () => checkpointFiles(store.get().lab),
+        state: () => store.get().lab,
         everything: () => model.everything(store.get().lab, page.runs()?.call),
         chart: () => plot?.chart ?? null,
         // the thresholds stated for the followed word and the mean, as far as worked out

@@ -3,7 +3,7 @@
 // and thresholds), hands each view what it shows, and schedules the chart's
 // slow work after the verdicts are painted. Nothing here changes the store.
 import { hashOf, currentGuess } from './app/store.js';
-import { isCheckpointModel, TRAINED_MODELS } from './app/state.js';
+import { isCheckpointModel } from './app/state.js';
 import { GPT2_ONLY_STEPS } from './teach/tour_length.js';
 import { viewUrl } from './views/embed.js';
 import { createVerdicts } from './views/verdicts.js';
@@ -62,7 +62,8 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   const modelFiles = onDemand('GPT-2\'s file picker', () => import('./views/model_files.js').then((m) =>
     m.createModelFiles(doc, model.lab, () => render(store.get()))));
   // The lesson in three switches, beside a model trained here.
-  const lesson = onDemand('The lesson', () => import('./views/lesson.js').then(({ createLesson }) => createLesson(doc, { form })));
+  const lesson = onDemand('The lesson', () => import('./views/lesson.js').then(({ createLesson }) => createLesson(doc,
+    { form, model, renderTour, tour })));
   const blocks = onDemand('The block-by-block view', () => import('./views/blocks.js').then(({ createBlocks }) => createBlocks($('blocks'))));
   // The transformer's worker, for its verdicts and its chart, on one copy of
   // the drawn weights (with spares, so a run for a state the page has left
@@ -160,16 +161,17 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   }
 
   // `verdictOf(changes)`: the result for the lab with a few settings
-  // changed (by default the model's cached verdict).
-  function renderTour(page, result, verdictOf = (changes) => model.verdict({ ...page.lab, ...changes })) {
+  // changed (by default the model's cached verdict); `more`: more for the
+  // steps' ctx.
+  function renderTour(page, result, verdictOf = (changes) => model.verdict({ ...page.lab, ...changes }), more = {}) {
     const { step } = page.tour;
     const touring = step > 0 && !view.hide.has('tour');
     setHidden($('tour-start'), touring || view.hide.has('tour'));
     if (!touring) {
       tour.get()?.hide();
       const resume = tourMemory.known(); // read after the first render
-      const total = form.tourSteps - (page.lab.model === 'gpt2' ? 0 : GPT2_ONLY_STEPS); // as the tour counts them
-      setText($('tour-start'), resume > 1 ? `Resume the tour (step ${resume} of ${Math.max(resume, total)})` : 'Guided tour');
+      // counted as the tour counts them: its GPT-2 step only while GPT-2 is open
+      setText($('tour-start'), resume > 1 ? `Resume the tour (step ${resume} of ${Math.max(resume, form.tourSteps - GPT2_ONLY_STEPS)})` : 'Guided tour');
       return false;
     }
     const panel = tour.get();
@@ -182,36 +184,9 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     panel.render({ step, guess, ctx: {
       result, state: lab, form, threshold: (pair) => model.threshold(lab, pair),
       verdict: verdictOf, // the lab with a few settings changed
-      gpt2: lab.model === 'gpt2' && Boolean(checkpoint.get()?.ready(lab)), // its tour step shows while it is open
+      ...more, // on a checkpoint: gpt2, whether GPT-2 is open (views/lesson.js)
     } });
     return guess === undefined; // the answer stays covered until the guess
-  }
-
-  // The tour and the lesson on a checkpoint model, once it is open. Their
-  // runs go to the open model itself: each model's own numbers, however
-  // the checkpoints' results are cached.
-  function renderCheckpointTeaching(page, panel) {
-    const { lab } = page;
-    if (!panel?.ready(lab)) {
-      lesson.get()?.hide();
-      tour.get()?.hide(); // until the step's model is in: no choices of the step before meanwhile
-      return;
-    }
-    const verdictOf = (changes) => model.lab.run(model.configOf({ ...lab, ...changes }));
-    let result;
-    try {
-      result = verdictOf({});
-    } catch {
-      return; // the panel says why
-    }
-    $('lab').classList.toggle('veiled', renderTour(page, result, verdictOf));
-    if (!TRAINED_MODELS.includes(lab.model) || view.hide.has('lesson')) {
-      lesson.get()?.hide();
-    } else if (lesson.get()) {
-      lesson.get().render(lab.model, lab, verdictOf);
-    } else {
-      lesson.load();
-    }
   }
 
   function renderChart({ lab }, result) {
@@ -249,7 +224,9 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
       doc.documentElement.classList.add('model-checkpoint');
       if (checkpoint.get()) checkpoint.get().render(lab);
       else checkpoint.load();
-      renderCheckpointTeaching(page, checkpoint.get());
+      // the tour and the lesson once the model is open (views/lesson.js)
+      if (lesson.get()) lesson.get().follow(page, checkpoint.get(), view.hide.has('lesson'));
+      else lesson.load();
       // the head's chart is not being drawn meanwhile (a link may open here)
       setAttr($('plot'), 'aria-busy', 'false');
       setAttr(doc.documentElement, 'data-ready', 'true');

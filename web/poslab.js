@@ -461,21 +461,7 @@ export async function openCheckpoint(options = {}) {
   const wrapper = { Lab, MESSAGE_BYTES, NODE_FS, checkText, SINGLE_FILE };
   // The single file carries this code, the checkpoint module and the
   // models trained here (web/dist/single_file.mjs), unread until asked for.
-  if (SINGLE_FILE) return (await SINGLE_FILE.checkpointCode()).openCheckpoint(carriedFolder(options), wrapper);
+  if (SINGLE_FILE) return (await SINGLE_FILE.checkpointCode()).openCheckpoint(options, wrapper);
   const code = CHECKPOINT_CODE; // named through a variable: bundlers leave the import to run time
   return (await import(code)).openCheckpoint(options, wrapper);
-}
-
-// In the single file, a url into the site's models/ folder (models/gpt/)
-// reads the copy the file carries; it has no folder beside it to fetch from.
-const CHECKPOINT_NAMES = ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt'];
-function carriedFolder(options) {
-  if (!options.url) return options;
-  const name = new URL(String(options.url), globalThis.location?.href).pathname.match(/(?:^|\/)models\/([^/]+)\/?$/)?.[1];
-  if (!name || !SINGLE_FILE.models.includes(name)) {
-    throw new Error(`checkpoint: ${options.url} is not in the single file, which carries models/` +
-                    `${SINGLE_FILE.models.join(', models/')}; allowed: one of those, or the checkpoint's files`);
-  }
-  const files = Object.fromEntries(CHECKPOINT_NAMES.map((f) => [f, new Blob([SINGLE_FILE.carried(`models/${name}/${f}`)])]));
-  return { ...options, url: undefined, files };
 }

@@ -6,6 +6,21 @@
 // PNG. Downloads are Blob URLs on an <a download>; nothing leaves the page.
 import { track, laterStyles } from '../browser/loading.js';
 import { h } from './markup.js';
+import { isCheckpointModel, TRAINED_MODELS } from '../app/state.js';
+
+// Where a checkpoint model's files are, for Copy as NumPy's script: a model
+// trained here in the site's models/ folder, GPT-2 in a course host's
+// folder or the student's own (then only its name is known); null for the
+// head and the blocks.
+export function checkpointFiles(state) {
+  if (!isCheckpointModel(state.model)) return null;
+  const trained = TRAINED_MODELS.includes(state.model);
+  const folder = trained ? `models/${state.model}/` : state.checkpoint || `${state.model}/`;
+  // the single file carries the models (in its data blocks) but has no folder beside it
+  const single = document.querySelector('script[type="application/octet-stream"][id^="poslab-file:"]');
+  const url = !single && (trained || state.checkpoint) ? new URL(folder, window.location.href).href : null;
+  return { name: state.model, trained, folder, url };
+}
 
 // Copy as NumPy's script writer is a chunk of its own, fetched as soon as a
 // student heads for the button (pointer, touch or keyboard focus), so that
@@ -129,6 +144,7 @@ function dialogMarkup() {
 
 export function createExport(root, dialog, get) {
   dialog.replaceChildren(dialogMarkup());
+  const checkpoint = () => checkpointFiles(get.state());
   const status = root.querySelector('#export-status');
   const code = dialog.querySelector('#numpy-code');
   const why = dialog.querySelector('#numpy-why');
@@ -152,7 +168,7 @@ export function createExport(root, dialog, get) {
 
   async function copyNumpy() {
     const writers = await loadScriptWriter();
-    const ck = get.checkpoint();
+    const ck = checkpoint();
     let script;
     try {
       script = ck ? writers.numpyCheckpointScript(get.result(), { folder: ck.folder, trained: ck.trained, link: get.link() })
@@ -204,13 +220,13 @@ export function createExport(root, dialog, get) {
     // the thresholds the page states (chart, tour), beside the CLI's keys
     const json = { ...result, thresholds: get.thresholds().map(({ pair, threshold }) => (pair < 0 ? { row: 'mean', threshold }
       : { row: 'pair', word: result.pairs[pair]?.word, index_a: pair, threshold })) };
-    download(fileName(result.config, 'numbers', 'json', get.checkpoint()?.name), new Blob([`${JSON.stringify(json, null, 1)}\n`], { type: 'application/json' }));
+    download(fileName(result.config, 'numbers', 'json', checkpoint()?.name), new Blob([`${JSON.stringify(json, null, 1)}\n`], { type: 'application/json' }));
     say('Downloaded the numbers as JSON');
   });
   root.querySelector('#download-csv').addEventListener('click', async () => {
     const [result, { fileName, toCsv }] = await Promise.all([numbers(), loadFiles()]);
     if (!result) return;
-    const name = get.checkpoint()?.name;
+    const name = checkpoint()?.name;
     download(fileName(result.config, 'numbers', 'csv', name), new Blob([toCsv(result, get.thresholds(), name)], { type: 'text/csv' }));
     say('Downloaded the numbers as CSV');
   });

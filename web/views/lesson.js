@@ -6,9 +6,12 @@
 // lab. Text reaches the DOM only through textContent.
 import { lesson, QUESTIONS, probability } from '../teach/lesson.js';
 import { sig } from '../app/format.js';
+import { TRAINED_MODELS } from '../app/state.js';
 
-// doc: the document; form: app/state.js's (for the links).
-export function createLesson(doc, { form }) {
+// doc: the document; form: app/state.js's (for the links); model:
+// app/model.js's (its lab runs the open checkpoint); renderTour(page,
+// result, verdictOf, more) and tour (its on-demand panel): the page's.
+export function createLesson(doc, { form, model, renderTour, tour }) {
   const section = doc.createElement('section');
   section.id = 'lesson';
   section.className = 'lesson';
@@ -82,6 +85,29 @@ export function createLesson(doc, { form }) {
     },
     hide() {
       section.hidden = true;
+    },
+    // On a checkpoint model (page.js's render): the tour's step and this
+    // lesson, once `panel` (views/checkpoint_panel.js) has the model open.
+    // Their runs go to the open model itself: each model's own numbers,
+    // however the page caches checkpoint results.
+    follow(page, panel, hidden) {
+      const { lab } = page;
+      if (!panel?.ready(lab)) {
+        this.hide();
+        tour.get()?.hide(); // until the step's model is in: no choices of the step before meanwhile
+        return;
+      }
+      const verdictOf = (changes) => model.lab.run(model.configOf({ ...lab, ...changes }));
+      let result;
+      try {
+        result = verdictOf({});
+      } catch {
+        return; // the panel says why
+      }
+      // the tour's GPT-2 step shows while GPT-2 is open
+      doc.getElementById('lab').classList.toggle('veiled', renderTour(page, result, verdictOf, { gpt2: lab.model === 'gpt2' }));
+      if (TRAINED_MODELS.includes(lab.model) && !hidden) this.render(lab.model, lab, verdictOf);
+      else this.hide();
     },
   };
 }
