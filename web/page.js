@@ -225,7 +225,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
       if (checkpoint.get()) checkpoint.get().render(lab);
       else checkpoint.load();
       // the tour and the lesson once the model is open (views/lesson.js)
-      if (lesson.get()) lesson.get().follow(page, checkpoint.get(), view.hide.has('lesson'));
+      if (lesson.get()) lesson.get().follow(page, checkpoint.get());
       else lesson.load();
       // the head's chart is not being drawn meanwhile (a link may open here)
       setAttr($('plot'), 'aria-busy', 'false');

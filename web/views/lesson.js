@@ -90,7 +90,7 @@ export function createLesson(doc, { form, model, renderTour, tour }) {
     // lesson, once `panel` (views/checkpoint_panel.js) has the model open.
     // Their runs go to the open model itself: each model's own numbers,
     // however the page caches checkpoint results.
-    follow(page, panel, hidden) {
+    follow(page, panel) {
       const { lab } = page;
       if (!panel?.ready(lab)) {
         this.hide();
@@ -106,7 +106,7 @@ export function createLesson(doc, { form, model, renderTour, tour }) {
       }
       // the tour's GPT-2 step shows while GPT-2 is open
       doc.getElementById('lab').classList.toggle('veiled', renderTour(page, result, verdictOf, { gpt2: lab.model === 'gpt2' }));
-      if (TRAINED_MODELS.includes(lab.model) && !hidden) this.render(lab.model, lab, verdictOf);
+      if (TRAINED_MODELS.includes(lab.model)) this.render(lab.model, lab, verdictOf);
       else this.hide();
     },
   };
