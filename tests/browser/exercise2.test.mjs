@@ -113,3 +113,28 @@ test('the lesson in three switches shows the native CLI\'s counts and answers fo
   forget404(problems);
   await done();
 });
+
+// The tour's last step shows only while GPT-2 is open: here GPT-2 from a
+// course host's folder (models/gpt/ is in GPT-2's layout), linked straight
+// to step 18 with its setup (positions off, the mask on).
+test('with GPT-2 open the tour has an eighteenth step; its claims are the CLI\'s', async () => {
+  const { page, done, problems } = await openPage(site.context, site.origin,
+    '/#model=gpt2&checkpoint=models%2Fgpt%2F&pos=0&causal=1&tour=18');
+  await page.waitForSelector('#tour:not([hidden]) .tour-count:text("step 18 of 18")');
+  assert.equal(await page.textContent('.tour-title'), 'GPT-2: which switch tells it the order?');
+  assert.ok(await page.isHidden('.tour-setup'), 'the link shows the step as it sets it up');
+  await page.click('.tour-choice >> text="Different"');
+  await settled(page);
+  const lines = await page.$$eval('.tour-lines p', (ps) => ps.map((p) => p.textContent));
+  const run = (...args) => JSON.parse(execFileSync(`${ROOT}build/native/poslab`, ['--model', 'checkpoint', '--checkpoint',
+    `${SITE}/models/gpt`, '--a', 'dog bites man', '--b', 'man bites dog', '--json', '--scheme', 'none', ...args], { encoding: 'utf8' }));
+  const masked = run('--causal=true');
+  const man = masked.pairs.find((p) => p.word.trim() === 'man');
+  assert.ok(lines[0].startsWith(`np.allclose(out_a[${man.index_a}], out_b[${man.index_b}]) says ${man.allclose ? 'True' : 'False'}`), lines[0]);
+  assert.equal(lines[1], `The cosine similarity of the mean last hidden state is ${sig(masked.mean_cosine_similarity)}.`);
+  const open = run('--causal=false').pairs.filter((p) => p.index_b !== null);
+  assert.ok(lines[2].startsWith(`With the mask off too: ${open.filter((p) => p.allclose).length} of ${open.length} words say True`), lines[2]);
+  assert.equal(await page.textContent('.tour-next'), 'Finish');
+  forget404(problems);
+  await done();
+});
