@@ -56,14 +56,12 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   // The transformer's views (the block-by-block picture), loaded the first
   // time the model is switched to transformer blocks.
   // A checkpoint model's view, loaded the first time one is chosen.
-  const checkpoint = onDemand('The checkpoint view', () => import('./views/checkpoint_panel.js').then(({ createCheckpointPanel }) =>
-    createCheckpointPanel(doc, { lab: model.lab, form, rerender: () => render(store.get()) })));
+  // With it the lesson in three switches and the tour's steps on it (views/lesson.js).
+  const checkpoint = onDemand('The checkpoint view', () => import('./views/lesson.js').then(({ createCheckpointViews }) =>
+    createCheckpointViews(doc, { lab: model.lab, form, model, rerender: () => render(store.get()), renderTour, tour })));
   // GPT-2 from the student's files: its file picker, loaded when GPT-2 is chosen.
   const modelFiles = onDemand('GPT-2\'s file picker', () => import('./views/model_files.js').then((m) =>
     m.createModelFiles(doc, model.lab, () => render(store.get()))));
-  // The lesson in three switches, beside a model trained here.
-  const lesson = onDemand('The lesson', () => import('./views/lesson.js').then(({ createLesson }) => createLesson(doc,
-    { form, model, renderTour, tour })));
   const blocks = onDemand('The block-by-block view', () => import('./views/blocks.js').then(({ createBlocks }) => createBlocks($('blocks'))));
   // The transformer's worker, for its verdicts and its chart, on one copy of
   // the drawn weights (with spares, so a run for a state the page has left
@@ -222,18 +220,14 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     else if (lab.model === 'gpt2') modelFiles.load(); // it hides itself for a course host's folder
     if (isCheckpointModel(lab.model)) {
       doc.documentElement.classList.add('model-checkpoint');
-      if (checkpoint.get()) checkpoint.get().render(lab);
+      if (checkpoint.get()) checkpoint.get().render(lab, page);
       else checkpoint.load();
-      // the tour and the lesson once the model is open (views/lesson.js)
-      if (lesson.get()) lesson.get().follow(page, checkpoint.get());
-      else lesson.load();
       // the head's chart is not being drawn meanwhile (a link may open here)
       setAttr($('plot'), 'aria-busy', 'false');
       setAttr(doc.documentElement, 'data-ready', 'true');
       return;
     }
     doc.documentElement.classList.remove('model-checkpoint');
-    lesson.get()?.hide();
     let result;
     let pending = false;
     try {

@@ -6,7 +6,27 @@
 // lab. Text reaches the DOM only through textContent.
 import { lesson, QUESTIONS, probability } from '../teach/lesson.js';
 import { sig } from '../app/format.js';
-import { TRAINED_MODELS } from '../app/state.js';
+import { TRAINED_MODELS, isCheckpointModel } from '../app/state.js';
+import { createCheckpointPanel } from './checkpoint_panel.js';
+
+// The checkpoint model's views, as page.js loads them together: its panel
+// (views/checkpoint_panel.js) and this lesson, which also renders the tour's
+// step once the model is open. render(state, page) and follow(state) are
+// the panel's, with the lesson and the tour following.
+export function createCheckpointViews(doc, { lab, form, model, rerender, renderTour, tour }) {
+  const panel = createCheckpointPanel(doc, { lab, form, rerender });
+  const lesson = createLesson(doc, { form, model, renderTour, tour });
+  return {
+    render(state, page) {
+      panel.render(state);
+      lesson.follow(page, panel);
+    },
+    follow(state) {
+      panel.follow(state);
+      if (!isCheckpointModel(state.model)) lesson.hide();
+    },
+  };
+}
 
 // doc: the document; form: app/state.js's (for the links); model:
 // app/model.js's (its lab runs the open checkpoint); renderTour(page,
