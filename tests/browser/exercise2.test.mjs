@@ -19,9 +19,6 @@ const B = 'man bites dog . who bites ?';
 const hash = (model, more = '') => `/#a=${encodeURIComponent(A)}&b=${encodeURIComponent(B)}&model=${model}${more}`;
 const cli = (name, ...args) => JSON.parse(execFileSync(`${ROOT}build/native/poslab`, ['--model', 'checkpoint',
   '--checkpoint', `${SITE}/models/${name}`, '--a', A, '--b', B, '--json', ...args], { encoding: 'utf8' }));
-// The wrapper's HEAD for a sharded index in a model's folder: 404, which the browser logs.
-const LOGGED_404 = 'console error: Failed to load resource: the server responded with a status of 404 (Not Found)';
-const forget404 = (problems) => problems.splice(0, problems.length, ...problems.filter((p) => p !== LOGGED_404));
 
 async function downloaded(page, button) {
   const [file] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
@@ -35,7 +32,7 @@ const lessonRows = (page) => page.$$eval('#lesson tbody tr', (rows) => Object.fr
   [r.dataset.key, [...r.querySelectorAll('td')].map((td) => td.textContent)])));
 
 test('Copy as NumPy on gpt: the script, run from the site\'s folder, prints the page\'s numbers; JSON and CSV', async () => {
-  const { page, done, problems } = await openPage(site.context, site.origin, hash('gpt'));
+  const { page, done } = await openPage(site.context, site.origin, hash('gpt'));
   await page.waitForSelector('#lesson tbody tr');
   const rows = await lessonRows(page);
   await page.click('#copy-numpy');
@@ -83,12 +80,11 @@ test('Copy as NumPy on gpt: the script, run from the site\'s folder, prints the 
   assert.equal(output.length, json.pairs.length);
   assert.ok(output.every((c) => c[header.indexOf('model')] === 'gpt'));
   output.forEach((c, k) => assert.equal(Number(c[header.indexOf('cosine_distance')]), json.pairs[k].cosine_distance));
-  forget404(problems);
   await done();
 });
 
 test('the lesson in three switches shows the native CLI\'s counts and answers for gpt, nope and bag', async () => {
-  const { page, done, problems } = await openPage(site.context, site.origin, hash('gpt'));
+  const { page, done } = await openPage(site.context, site.origin, hash('gpt'));
   for (const name of ['gpt', 'nope', 'bag']) {
     await page.check(`input[name="model"][value="${name}"]`);
     await page.waitForSelector(`#lesson li[data-key="nope"] ${name === 'nope' ? 'p' : 'a'}`);
@@ -110,7 +106,6 @@ test('the lesson in three switches shows the native CLI\'s counts and answers fo
   await page.screenshot({ path: path.join(ARTIFACTS, 'lesson-bag.png'), fullPage: true });
   await page.setViewportSize({ width: 375, height: 800 });
   await page.locator('#lesson').screenshot({ path: path.join(ARTIFACTS, 'lesson-bag-phone.png') });
-  forget404(problems);
   await done();
 });
 
@@ -118,7 +113,7 @@ test('the lesson in three switches shows the native CLI\'s counts and answers fo
 // course host's folder (models/gpt/ is in GPT-2's layout), linked straight
 // to step 18 with its setup (positions off, the mask on).
 test('with GPT-2 open the tour has an eighteenth step; its claims are the CLI\'s', async () => {
-  const { page, done, problems } = await openPage(site.context, site.origin,
+  const { page, done } = await openPage(site.context, site.origin,
     '/#model=gpt2&checkpoint=models%2Fgpt%2F&pos=0&causal=1&tour=18');
   await page.waitForSelector('#tour:not([hidden]) .tour-count:text("step 18 of 18")');
   assert.equal(await page.textContent('.tour-title'), 'GPT-2: which switch tells it the order?');
@@ -135,6 +130,5 @@ test('with GPT-2 open the tour has an eighteenth step; its claims are the CLI\'s
   const open = run('--causal=false').pairs.filter((p) => p.index_b !== null);
   assert.ok(lines[2].startsWith(`With the mask off too: ${open.filter((p) => p.allclose).length} of ${open.length} words say True`), lines[2]);
   assert.equal(await page.textContent('.tour-next'), 'Finish');
-  forget404(problems);
   await done();
 });
