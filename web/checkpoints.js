@@ -4,11 +4,25 @@
 
 // What this file needs of the wrapper, handed over by poslab.js when it
 // loads it (an import of poslab.js would make these part of its public face).
-let Lab, MESSAGE_BYTES, NODE_FS, checkText;
+let Lab, MESSAGE_BYTES, NODE_FS, checkText, SINGLE_FILE;
 
 export function openCheckpoint(options, wrapper) {
-  ({ Lab, MESSAGE_BYTES, NODE_FS, checkText } = wrapper);
-  return open(options);
+  ({ Lab, MESSAGE_BYTES, NODE_FS, checkText, SINGLE_FILE } = wrapper);
+  return open(SINGLE_FILE ? carriedFolder(options) : options);
+}
+
+// In the single file, a url into the site's models/ folder (models/gpt/)
+// reads the copy the file carries: it has no folder beside it to fetch from.
+const CHECKPOINT_NAMES = ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt'];
+function carriedFolder(options) {
+  if (!options.url) return options;
+  const name = new URL(String(options.url), globalThis.location?.href).pathname.match(/(?:^|\/)models\/([^/]+)\/?$/)?.[1];
+  if (!name || !SINGLE_FILE.models.includes(name)) {
+    throw new Error(`checkpoint: ${options.url} is not in the single file, which carries models/` +
+                    `${SINGLE_FILE.models.join(', models/')}; allowed: one of those, or the checkpoint's files`);
+  }
+  const files = Object.fromEntries(CHECKPOINT_NAMES.map((f) => [f, new Blob([SINGLE_FILE.carried(`models/${name}/${f}`)])]));
+  return { ...options, url: undefined, files };
 }
 //
 // A checkpoint runs in a module of its own, poslab-checkpoint.wasm (the core
@@ -22,6 +36,10 @@ const WASM_MEMORY_LIMIT = 2 ** 32;
 let checkpointParts; // { create, module }: compiled once
 
 async function checkpointModule(base) {
+  if (!checkpointParts && SINGLE_FILE) { // the single file's copies, decoded now
+    const { default: create } = await SINGLE_FILE.checkpointGlue();
+    checkpointParts = { create, module: await WebAssembly.compile(SINGLE_FILE.carried(CHECKPOINT_WASM)) };
+  }
   if (!checkpointParts) {
     const glue = CHECKPOINT_GLUE; // named through a variable: bundlers leave the import to run time
     const { default: create } = await import(glue);

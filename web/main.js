@@ -9,7 +9,7 @@
 //   teach/         the tour's steps, example pairs, Copy as NumPy
 import { createLab } from './poslab.js';
 import { SINGLE_FILE } from './bundled.js';
-import { createStateForm } from './app/state.js';
+import { createStateForm, isCheckpointModel } from './app/state.js';
 import { Model } from './app/model.js';
 import * as update from './app/store.js';
 import { createUrlSync } from './browser/url_sync.js';
@@ -260,7 +260,10 @@ async function start() {
       baseline: createBaseline($('baseline')),
       exporter: exportOnDemand($('export'), $('numpy-dialog'), {
         // the verdicts shown (a transformer's are cached once shown)
-        result: () => model.cachedRun(store.get().lab) ?? model.verdict(store.get().lab),
+        // (a checkpoint's from the open model itself, whatever the cache holds)
+        result: () => (isCheckpointModel(store.get().lab.model) ? lab.run(model.configOf(store.get().lab))
+          : model.cachedRun(store.get().lab) ?? model.verdict(store.get().lab)),
+        state: () => store.get().lab,
         everything: () => model.everything(store.get().lab, page.runs()?.call),
         chart: () => plot?.chart ?? null,
         // the thresholds stated for the followed word and the mean, as far as worked out

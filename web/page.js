@@ -4,6 +4,7 @@
 // slow work after the verdicts are painted. Nothing here changes the store.
 import { hashOf, currentGuess } from './app/store.js';
 import { isCheckpointModel } from './app/state.js';
+import { GPT2_ONLY_STEPS } from './teach/tour_length.js';
 import { viewUrl } from './views/embed.js';
 import { createVerdicts } from './views/verdicts.js';
 import { createControls, showFailure } from './views/controls.js';
@@ -55,8 +56,9 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   // The transformer's views (the block-by-block picture), loaded the first
   // time the model is switched to transformer blocks.
   // A checkpoint model's view, loaded the first time one is chosen.
-  const checkpoint = onDemand('The checkpoint view', () => import('./views/checkpoint_panel.js').then(({ createCheckpointPanel }) =>
-    createCheckpointPanel(doc, { lab: model.lab, form, rerender: () => render(store.get()) })));
+  // With it the lesson in three switches and the tour's steps on it (views/lesson.js).
+  const checkpoint = onDemand('The checkpoint view', () => import('./views/lesson.js').then(({ createCheckpointViews }) =>
+    createCheckpointViews(doc, { lab: model.lab, form, model, rerender: () => render(store.get()), renderTour, tour })));
   // GPT-2 from the student's files: its file picker, loaded when GPT-2 is chosen.
   const modelFiles = onDemand('GPT-2\'s file picker', () => import('./views/model_files.js').then((m) =>
     m.createModelFiles(doc, model.lab, () => render(store.get()))));
@@ -156,14 +158,18 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     });
   }
 
-  function renderTour(page, result) {
+  // `verdictOf(changes)`: the result for the lab with a few settings
+  // changed (by default the model's cached verdict); `more`: more for the
+  // steps' ctx.
+  function renderTour(page, result, verdictOf = (changes) => model.verdict({ ...page.lab, ...changes }), more = {}) {
     const { step } = page.tour;
     const touring = step > 0 && !view.hide.has('tour');
     setHidden($('tour-start'), touring || view.hide.has('tour'));
     if (!touring) {
       tour.get()?.hide();
       const resume = tourMemory.known(); // read after the first render
-      setText($('tour-start'), resume > 1 ? `Resume the tour (step ${resume} of ${form.tourSteps})` : 'Guided tour');
+      // counted as the tour counts them: its GPT-2 step only while GPT-2 is open
+      setText($('tour-start'), resume > 1 ? `Resume the tour (step ${resume} of ${Math.max(resume, form.tourSteps - GPT2_ONLY_STEPS)})` : 'Guided tour');
       return false;
     }
     const panel = tour.get();
@@ -175,7 +181,8 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     const { lab } = page;
     panel.render({ step, guess, ctx: {
       result, state: lab, form, threshold: (pair) => model.threshold(lab, pair),
-      verdict: (changes) => model.verdict({ ...lab, ...changes }), // the lab with a few settings changed
+      verdict: verdictOf, // the lab with a few settings changed
+      ...more, // on a checkpoint: gpt2, whether GPT-2 is open (views/lesson.js)
     } });
     return guess === undefined; // the answer stays covered until the guess
   }
@@ -213,7 +220,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     else if (lab.model === 'gpt2') modelFiles.load(); // it hides itself for a course host's folder
     if (isCheckpointModel(lab.model)) {
       doc.documentElement.classList.add('model-checkpoint');
-      if (checkpoint.get()) checkpoint.get().render(lab);
+      if (checkpoint.get()) checkpoint.get().render(lab, page);
       else checkpoint.load();
       // the head's chart is not being drawn meanwhile (a link may open here)
       setAttr($('plot'), 'aria-busy', 'false');

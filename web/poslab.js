@@ -458,7 +458,10 @@ class Lab {
 const CHECKPOINT_CODE = './checkpoints.js';
 
 export async function openCheckpoint(options = {}) {
-  if (SINGLE_FILE) throw new Error('poslab: checkpoints need the site\'s poslab-checkpoint.wasm (not in the single file)');
+  const wrapper = { Lab, MESSAGE_BYTES, NODE_FS, checkText, SINGLE_FILE };
+  // The single file carries this code, the checkpoint module and the
+  // models trained here (web/dist/single_file.mjs), unread until asked for.
+  if (SINGLE_FILE) return (await SINGLE_FILE.checkpointCode()).openCheckpoint(options, wrapper);
   const code = CHECKPOINT_CODE; // named through a variable: bundlers leave the import to run time
-  return (await import(code)).openCheckpoint(options, { Lab, MESSAGE_BYTES, NODE_FS, checkText });
+  return (await import(code)).openCheckpoint(options, wrapper);
 }

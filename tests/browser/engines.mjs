@@ -69,7 +69,8 @@ export function serveSite() {
         if (type.startsWith('text/html')) {
           body = body.toString('utf8').replace('<head>', `<head>\n<script src="${WATCHER}"></script>`);
         }
-        res.writeHead(200, { 'content-type': type }).end(body);
+        // as a static server does: a checkpoint's files are read by their size
+        res.writeHead(200, { 'content-type': type, 'content-length': Buffer.byteLength(body) }).end(body);
       } catch {
         misses.push(`HTTP 404: ${file}`);
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
@@ -305,5 +306,69 @@ export async function walk(driver, { origin, misses, shots }) {
   const phoneSeen = await driver.run('return window.__problems ?? null');
   assert.ok(Array.isArray(phoneSeen), 'the problem watcher did not run');
   assert.deepEqual([...phoneSeen, ...(await driver.problems()), ...misses], [], 'the page reported problems at 375 px');
+  return times;
+}
+
+// ---- exercise 2: the tour's steps on the models trained here -----------------
+
+// What the tour says at steps 12 to 17, computed under Node with the same
+// steps module and the same core, each model opened from build/site/models/.
+async function exercise2Expected() {
+  const { pathToFileURL } = await import('node:url');
+  const { createStateForm } = await import(`${ROOT}web/app/state.js`);
+  const { STEPS, revealAt } = await import(`${ROOT}web/teach/tour_steps.js`);
+  const { CheckpointLoader } = await import(`${ROOT}web/app/checkpoints.js`);
+  const ck = await createLab();
+  const form = createStateForm(ck.options, { tourSteps: STEPS.length });
+  const loader = new CheckpointLoader(ck, { base: pathToFileURL(`${SITE}/`).href });
+  const steps = [];
+  try {
+    for (let k = 11; k < 17; k++) {
+      const state = form.defaultState();
+      STEPS[k].set(state, form);
+      await loader.open(state);
+      const verdict = (changes) => ck.run(form.configOf({ ...state, ...changes }));
+      const ctx = { result: verdict({}), state, form, verdict, gpt2: false };
+      const answer = STEPS[k].answer(ctx);
+      steps.push({ title: STEPS[k].title, label: STEPS[k].choices.find((c) => c.value === answer).label, lines: revealAt(k, ctx) });
+    }
+  } finally {
+    loader.release();
+    ck.dispose();
+  }
+  return steps;
+}
+
+// The tour's exercise-2 steps (12 to 17: gpt, its figure, its table off, its
+// mask off, bag, nope) in one engine, from a link to step 12: each step's
+// model is read from the site, the right choice made, and the revealed text
+// must be what the core computes for it under Node; then the lesson beside
+// nope says its three points hold as docs/models.md says.
+export async function walkExercise2(driver, { origin, misses }) {
+  const want = await exercise2Expected();
+  const times = {};
+  await driver.open(`${origin}/#tour=12`);
+  for (const [i, step] of want.entries()) {
+    const n = 12 + i;
+    const t0 = Date.now();
+    if (i > 0) await driver.run("document.querySelector('.tour-next').click(); return true;");
+    await until(driver, `const t = document.getElementById('tour');
+      return !t.hidden && t.querySelector('.tour-count').textContent.startsWith('Guided tour · step ${n} of') &&
+        t.querySelector('.tour-title').textContent === ${JSON.stringify(step.title)} &&
+        document.getElementById('checkpoint')?.querySelector('h2') !== null;`, `tour step ${n}`);
+    times[n] = Date.now() - t0;
+    await driver.run(`[...document.querySelectorAll('.tour-choice')].find((b) => b.textContent === ${JSON.stringify(step.label)}).click(); return true;`);
+    const shown = await until(driver, `const t = document.getElementById('tour');
+      const lines = [...t.querySelectorAll('.tour-lines p')].map((p) => p.textContent);
+      return !t.querySelector('.tour-reveal').hidden && lines.length ? { outcome: t.querySelector('.tour-outcome').textContent, lines } : null;`,
+    `step ${n}'s answer`);
+    assert.equal(shown.outcome, `You chose “${step.label}”: right.`, `step ${n}`);
+    assert.deepEqual(shown.lines, step.lines, `step ${n} (${step.title})`);
+  }
+  const holds = await until(driver, `const li = [...document.querySelectorAll('#lesson li')];
+    return li.length === 3 && !document.getElementById('lesson').hidden ? li.map((l) => l.dataset.holds) : null;`, 'the lesson');
+  assert.deepEqual(holds, ['true', 'true', 'true']);
+  assert.deepEqual([...(await driver.run('return window.__problems ?? []')), ...(await driver.problems()), ...misses], [],
+    'the page reported problems');
   return times;
 }

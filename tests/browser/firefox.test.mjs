@@ -7,7 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { ARTIFACTS } from './harness.mjs';
-import { serveSite, walk } from './engines.mjs';
+import { serveSite, walk, walkExercise2 } from './engines.mjs';
 
 const FIREFOX = '/usr/bin/firefox-esr';
 let site;
@@ -56,5 +56,12 @@ test('Firefox: True on open, False and 0.9416 with positions, the chart drawn, t
   const page = await browser.newPage();
   const times = await walk(driverFor(page), { ...site, shots: { desktop: 'firefox-positions-on.png', phone: 'firefox-phone.png' } });
   t.diagnostic(`${version}: ${JSON.stringify(times)} ms`);
+  await page.close();
+});
+
+test('Firefox: the tour\'s exercise 2 on gpt, bag and nope, every claim the core\'s', async (t) => {
+  const page = await browser.newPage();
+  const times = await walkExercise2(driverFor(page), site);
+  t.diagnostic(`ms to each step's model and question: ${JSON.stringify(times)}`);
   await page.close();
 });

@@ -4,6 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ROOT, ARTIFACTS, launch } from './harness.mjs';
@@ -112,5 +113,60 @@ test('the single file runs a large transformer in its workers: no long task, the
   assert.ok(long.every((ms) => ms < 200), `tasks of ${long.join(', ')} ms on the page's thread`);
   assert.deepEqual(problems, []);
   lab.dispose();
+  await context.close();
+});
+
+// The models trained here from the one file opened from disk: it carries
+// the checkpoint module and the three models (web/dist/single_file.mjs),
+// decodes none of them at open, and reads gpt only when it is picked, as
+// files (the path lab.openCheckpoint({files}) takes for GPT-2's own files);
+// its figures are the native CLI's. Then GPT-2 (as a course host's folder,
+// models/nope/ in GPT-2's layout) through the same carried copy.
+test('the single file runs gpt from its own bytes, only once picked: the native CLI\'s numbers', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.setOffline(true);
+  await context.addInitScript(() => {
+    window.compiledBytes = [];
+    window.decoded = [];
+    const { compile } = WebAssembly;
+    WebAssembly.compile = (bytes, ...rest) => { window.compiledBytes.push(bytes.byteLength); return compile(bytes, ...rest); };
+    const { atob } = window;
+    window.atob = (text) => { window.decoded.push(text.length); return atob(text); };
+  });
+  const page = await context.newPage();
+  const problems = watchOffline(page, copy.url);
+  const A = 'dog bites man . who bites ?';
+  const B = 'man bites dog . who bites ?';
+  await page.goto(`${copy.url}#a=${encodeURIComponent(A)}&b=${encodeURIComponent(B)}`);
+  await settled(page);
+  const size = (f) => statSync(path.join(ROOT, 'build/site', f)).size;
+  const atOpen = await page.evaluate(() => ({ compiled: [...window.compiledBytes], decoded: [...window.decoded] }));
+  assert.ok(atOpen.compiled.every((n) => n !== size('poslab-checkpoint.wasm')), 'no checkpoint module compiled at open');
+  assert.ok(Math.max(...atOpen.decoded) < size('models/gpt/model.safetensors'), `decoded at open: ${atOpen.decoded}`);
+
+  await page.check('input[name="model"][value="gpt"]');
+  await page.waitForSelector('#lesson tbody tr');
+  await settled(page);
+  const after = await page.evaluate(() => ({ compiled: window.compiledBytes, decoded: window.decoded }));
+  assert.ok(after.compiled.includes(size('poslab-checkpoint.wasm')));
+  // the base64 of gpt's weights, decoded once picked; not nope's or bag's
+  const b64 = (n) => Math.ceil(n / 3) * 4;
+  assert.equal(after.decoded.filter((n) => n === b64(size('models/gpt/model.safetensors'))).length, 1);
+  const cli = JSON.parse(spawnSync(`${ROOT}build/native/poslab`, ['--model', 'checkpoint', '--checkpoint', `${ROOT}models/gpt`,
+    '--a', A, '--b', B, '--json'], { encoding: 'utf8' }).stdout);
+  const row = await page.$$eval('#lesson tr[data-key="both"] td', (tds) => tds.map((td) => td.textContent));
+  const paired = cli.pairs.filter((p) => p.index_b !== null);
+  assert.deepEqual(row.slice(0, 2), [`${paired.filter((p) => p.allclose).length} of ${paired.length}`, sig(cli.mean_cosine_similarity)]);
+  assert.match(row[2], new RegExp(`^${cli.next_a[0].text.trim()} `));
+  await page.screenshot({ path: path.join(ARTIFACTS, 'single-file-gpt.png'), fullPage: false });
+
+  // GPT-2 from a folder: the single file has none beside it, only its own copies
+  await page.evaluate(() => { window.location.hash = `${window.location.hash.slice(1).replace(/model=gpt/, 'model=gpt2')}&checkpoint=models/nope/`; });
+  await page.waitForSelector('#checkpoint h2:text("Model gpt2")');
+  const nope = JSON.parse(spawnSync(`${ROOT}build/native/poslab`, ['--model', 'checkpoint', '--checkpoint', `${ROOT}models/nope`,
+    '--a', A, '--b', B, '--json'], { encoding: 'utf8' }).stdout);
+  const figure = await page.textContent('#checkpoint .ck-figure');
+  assert.equal(figure, `cosine similarity of the mean last hidden state: ${sig(nope.mean_cosine_similarity)}`);
+  assert.deepEqual(problems, []);
   await context.close();
 });

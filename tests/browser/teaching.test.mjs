@@ -83,6 +83,63 @@ async function guessAndCheck(page, label, { wordStep = true } = {}) {
   return t;
 }
 
+// ---- exercise 2 in the tour: the models trained here --------------------------
+
+const { probability } = await import(`${ROOT}web/teach/lesson.js`);
+const Q = { a: 'dog bites man . who bites ?', b: 'man bites dog . who bites ?' };
+// The native CLI on a model trained here, asked the tour's questions.
+const cliCheckpoint = (name, ...args) => JSON.parse(execFileSync(`${ROOT}build/native/poslab`, ['--model', 'checkpoint',
+  '--checkpoint', `${SITE}/models/${name}`, '--a', Q.a, '--b', Q.b, '--json', ...args], { encoding: 'utf8' }));
+const answerOf = (next, name) => `“${next[0].text.trim()}” after ${name} (probability ${probability(next[0].probability)}`;
+const falseOf = (r) => {
+  const paired = r.pairs.filter((p) => p.index_b !== null);
+  return { differ: paired.filter((p) => !p.allclose).length, paired: paired.length };
+};
+// Waits for step n's model to be in and its question shown, guesses `label`.
+async function exercise2Step(page, n, label) {
+  await page.click('.tour-next');
+  await page.waitForSelector(`#tour:not([hidden]) .tour-count:text("step ${n} of")`);
+  await settled(page);
+  assert.ok(await page.evaluate(() => getComputedStyle(document.getElementById('checkpoint')).visibility === 'hidden'),
+    'the model\'s panel is covered until the guess');
+  await page.click(`.tour-choice >> text="${label}"`);
+  await settled(page);
+  const t = await tourText(page);
+  assert.match(t.outcome, /: right\.$/, `${t.title}: ${t.outcome}`);
+  return t;
+}
+// Walks steps 12 to 17 from step 11; each claim against the CLI's JSON.
+async function exercise2(page) {
+  const gpt = cliCheckpoint('gpt');
+  let t = await exercise2Step(page, 12, 'Both right');
+  assert.equal(await page.isChecked('input[name="model"][value="gpt"]'), true);
+  assert.equal(t.lines[0], `gpt answers ${answerOf(gpt.next_a, 'A')}, right) and ${answerOf(gpt.next_b, 'B')}, right).`);
+  t = await exercise2Step(page, 13, 'Different');
+  assert.ok(t.lines[0].startsWith(`The cosine similarity of the mean last hidden state is ${sig(gpt.mean_cosine_similarity)}; `), t.lines[0]);
+  const noTable = cliCheckpoint('gpt', '--scheme', 'none');
+  t = await exercise2Step(page, 14, 'Still different');
+  let f = falseOf(noTable);
+  assert.ok(f.differ > 0);
+  assert.ok(t.lines[0].includes(`: ${f.differ} of ${f.paired} tokens False`), t.lines[0]);
+  assert.ok(t.lines[1].includes(answerOf(noTable.next_a, 'A')) && t.lines[1].includes(answerOf(noTable.next_b, 'B')), t.lines[1]);
+  const neither = cliCheckpoint('gpt', '--scheme', 'none', '--causal=false');
+  t = await exercise2Step(page, 15, 'All identical');
+  f = falseOf(neither);
+  assert.equal(f.differ, 0);
+  assert.ok(t.lines[0].includes(`every token True (${f.paired} of ${f.paired})`), t.lines[0]);
+  // the lesson beside it shows the same three settings, this one marked as shown
+  assert.equal(await page.textContent('#lesson tr[data-key="neither"] td'), `${f.paired} of ${f.paired}`);
+  const bag = cliCheckpoint('bag', '--scheme', 'none', '--causal=false');
+  t = await exercise2Step(page, 16, 'The same answer');
+  assert.equal(bag.next_a[0].id, bag.next_b[0].id);
+  assert.ok(t.lines[1].startsWith(`It answers both sentences alike: ${answerOf(bag.next_a, 'A')}`), t.lines[1]);
+  const nope = cliCheckpoint('nope', '--scheme', 'none');
+  t = await exercise2Step(page, 17, 'Both right');
+  assert.ok(t.lines[0].includes(`it answers ${answerOf(nope.next_a, 'A')}, right) and ${answerOf(nope.next_b, 'B')}, right)`), t.lines[0]);
+  assert.equal((await tourText(page)).count, 'Guided tour · step 17 of 17');
+  await page.screenshot({ path: path.join(ARTIFACTS, 'tour-step-17.png') });
+}
+
 // Opens another view in the same page through its hash, as a link would.
 async function goHash(page, hash) {
   await page.evaluate((h) => { window.location.hash = h; }, hash);
@@ -90,7 +147,7 @@ async function goHash(page, hash) {
   await settled(page);
 }
 
-test('the guided tour: eleven steps, each claim read from the live result, resumable from the URL', async () => {
+test('the guided tour: seventeen steps (eighteen with GPT-2 open), each claim read from the live result, resumable from the URL', async () => {
   const { page, done } = await open('/');
   assert.equal(await page.textContent('#tour-start'), 'Guided tour');
   assert.ok(await page.isHidden('#tour'));
@@ -99,7 +156,7 @@ test('the guided tour: eleven steps, each claim read from the live result, resum
 
   // 1. Positions off: "man" identical.
   let t = await tourText(page);
-  assert.equal(t.count, 'Guided tour · step 1 of 11');
+  assert.equal(t.count, 'Guided tour · step 1 of 17');
   assert.equal(t.question, 'Will “man” come out as the same vector in both sentences?');
   assert.match(page.url(), /&tour=1$/);
   assert.equal(await page.isChecked('#positions'), false);
@@ -124,7 +181,7 @@ test('the guided tour: eleven steps, each claim read from the live result, resum
   await page.reload({ waitUntil: 'domcontentloaded' });
   await page.waitForSelector('html[data-ready]', { state: 'attached' });
   await settled(page);
-  assert.equal((await tourText(page)).count, 'Guided tour · step 3 of 11');
+  assert.equal((await tourText(page)).count, 'Guided tour · step 3 of 17');
   assert.equal(await page.inputValue('#scale-text'), '0.001');
   t = await guessAndCheck(page, 'Still False');
   const man = (await table(page)).find((r) => r.word === 'man');
@@ -206,6 +263,10 @@ test('the guided tour: eleven steps, each claim read from the live result, resum
   await settled(page);
   assert.equal(await page.isChecked('#causal'), true);
   await guessAndCheck(page, 'Different');
+  assert.equal(await page.textContent('.tour-next'), 'Next');
+
+  // 12-17. Exercise 2 on the models trained here (each figure the CLI's).
+  await exercise2(page);
   assert.equal(await page.textContent('.tour-next'), 'Finish');
 
   // Finish leaves the tour and the URL.
@@ -218,7 +279,7 @@ test('the guided tour: eleven steps, each claim read from the live result, resum
   // A bare link to a step sets that step's state; a claim that differs from
   // the module's (loose tolerances) says what is seen.
   await goHash(page, 'tour=2');
-  assert.equal((await tourText(page)).count, 'Guided tour · step 2 of 11');
+  assert.equal((await tourText(page)).count, 'Guided tour · step 2 of 17');
   assert.equal(await page.isChecked('#positions'), true);
   await page.click('details.advanced summary');
   await page.fill('#rtol', '100');
@@ -242,10 +303,10 @@ test('the guided tour: eleven steps, each claim read from the live result, resum
   await settled(page);
   assert.ok(await page.isHidden('#tour'));
   assert.doesNotMatch(page.url(), /tour=/);
-  assert.equal(await page.textContent('#tour-start'), 'Resume the tour (step 2 of 11)');
+  assert.equal(await page.textContent('#tour-start'), 'Resume the tour (step 2 of 17)');
   await page.click('#tour-start');
   await settled(page);
-  assert.equal((await tourText(page)).count, 'Guided tour · step 2 of 11');
+  assert.equal((await tourText(page)).count, 'Guided tour · step 2 of 17');
   await page.click('.tour-skip');
   await done();
 });

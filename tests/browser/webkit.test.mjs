@@ -12,7 +12,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { Builder } from 'selenium-webdriver';
 import { ARTIFACTS } from './harness.mjs';
-import { serveSite, walk } from './engines.mjs';
+import { serveSite, walk, walkExercise2 } from './engines.mjs';
 
 const DRIVER = '/usr/bin/WebKitWebDriver'; // package webkit2gtk-driver
 const MINIBROWSER = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser'; // package libwebkit2gtk-4.1-0
@@ -131,4 +131,9 @@ test('WebKit: True on open, False and 0.9416 with positions, the chart drawn, ty
   assert.match(version, /^\d+\.\d+/);
   const times = await walk(webkit, { ...site, shots: { desktop: 'webkit-positions-on.png', phone: 'webkit-phone.png' } });
   t.diagnostic(`WebKitGTK ${version}: ${JSON.stringify(times)} ms`);
+});
+
+test('WebKit: the tour\'s exercise 2 on gpt, bag and nope, every claim the core\'s', async (t) => {
+  const times = await walkExercise2(webkit, site);
+  t.diagnostic(`ms to each step's model and question: ${JSON.stringify(times)}`);
 });

@@ -18,6 +18,8 @@ const { STEPS, followed } = await import(`${WEB}teach/tour_steps.js`);
 const { PRESETS } = await import(`${WEB}teach/presets.js`);
 const { ROUNDING_LEVEL } = await import(`${WEB}app/format.js`);
 const { SCHEME_LABELS } = await import(`${WEB}teach/schemes.js`);
+const { isCheckpointModel } = await import(`${WEB}app/state.js`);
+const { CheckpointLoader } = await import(`${WEB}app/checkpoints.js`);
 const { form, lab } = await stateForm();
 const model = new Model(lab, form);
 
@@ -47,6 +49,7 @@ test('every tour step: its verdicts are far from np.allclose\'s line', () => {
   STEPS.forEach((step, k) => {
     const state = form.defaultState();
     step.set(state, form);
+    if (isCheckpointModel(state.model)) return; // exercise 2's: below, on the opened models
     const r = model.verdict(state);
     const what = `step ${k + 1} (${step.title})`;
     if (step.title === 'Make the signal faint') {
@@ -102,4 +105,44 @@ test('the check fails the pair that leaned on rounding', () => {
   const old = { ...form.defaultState(), a: 'the cat chased the mouse', b: 'the mouse chased the cat', dim: 16, heads: 1,
     positions: true, scheme: 'alibi', scale: 1, word: 4 };
   assert.throws(() => cards(model.verdict(old), old, 'old'), /True with max \|diff\||False at cosine distance/);
+});
+
+// A trained model's hidden states are large (norms near 10), so a token can
+// differ by a cosine distance of 1e-5 and still be far past np.allclose's
+// line: a False here must exceed the line |a - b| <= atol + rtol |b| a
+// hundred times over in some component, and a True be equal up to rounding.
+function farFromLine(p, a, b, { rtol, atol }, what) {
+  if (p.allclose) {
+    assert.ok(p.max_abs_diff < ROUNDING_LEVEL, `${what}: True with max |diff| ${p.max_abs_diff}`);
+    return;
+  }
+  const past = Math.max(...a.map((x, j) => Math.abs(x - b[j]) / (atol + rtol * Math.abs(b[j]))));
+  assert.ok(past >= 100, `${what}: False only ${past.toFixed(1)} times past np.allclose's line`);
+}
+
+// Exercise 2's steps on the models trained here (GPT-2's: on models/gpt/,
+// which is in GPT-2's layout): every token of each run the step and the
+// lesson quote (as set up, without positions, without either).
+test('every exercise-2 step: its verdicts are far from np.allclose\'s line', async () => {
+  const { pathToFileURL } = await import('node:url');
+  const loader = new CheckpointLoader(lab, { base: pathToFileURL(fileURLToPath(new URL('../../build/site/', import.meta.url))).href });
+  let steps = 0;
+  try {
+    for (const [k, step] of STEPS.entries()) {
+      // (the GPT-2 step keeps the folder GPT-2 was opened from)
+      const state = { ...form.defaultState(), ...(step.only ? { model: 'gpt2', checkpoint: 'models/gpt/' } : {}) };
+      step.set(state, form);
+      if (!isCheckpointModel(state.model)) continue;
+      await loader.open(state);
+      for (const changes of [{}, { positions: false }, { positions: false, causal: false }]) {
+        const r = lab.run({ ...form.configOf({ ...state, ...changes }), full: true });
+        const what = `step ${k + 1} (${step.title}) ${JSON.stringify(changes)}`;
+        for (const p of paired(r)) farFromLine(p, r.output_a[p.index_a], r.output_b[p.index_b], state, `${what}, “${p.word}” (${p.index_a})`);
+      }
+      steps++;
+    }
+  } finally {
+    loader.release();
+  }
+  assert.equal(steps, 7);
 });

@@ -47,7 +47,7 @@ test('the tour follows the module: the predictions it expects are what the lab c
   // sinusoidal, RoPE: False; causal mask without positions: False; the
   // shift test with RoPE: all identical; ALiBi on a reversal: all identical.
   const expected = [true, false, false, true, false, false, false, true, true, true, false];
-  STEPS.forEach((step, k) => {
+  STEPS.slice(0, expected.length).forEach((step, k) => {
     const { answer, lines, result, state, question } = tourStep(k);
     assert.equal(answer, expected[k], `step ${k + 1} (${step.title})`);
     const p = followed(result, state);
@@ -315,4 +315,105 @@ test('the transformer steps on the one head say to switch back to blocks', () =>
   }
   const { lines } = tourStep(9);
   assert.match(lines[1], /^“man” is True after 4 of the 4 blocks \(the block-by-block picture under the verdicts\)\.$/);
+});
+
+// ---- exercise 2: the models trained here -----------------------------------
+
+test('exercise 2\'s steps on the models trained here: each prediction and claim is the core\'s', async () => {
+  const { CheckpointLoader } = await import(`${WEB}app/checkpoints.js`);
+  const { pathToFileURL } = await import('node:url');
+  const { probability, rightAnswer } = await import(`${WEB}teach/lesson.js`);
+  const { shownSteps } = await import(`${WEB}teach/tour_steps.js`);
+  const ckLab = await createLab();
+  const loader = new CheckpointLoader(ckLab, { base: pathToFileURL(SITE).href });
+  const first = STEPS.findIndex((s) => s.title === 'Exercise 2: a model trained here');
+  assert.equal(first, 11);
+  // Runs step k as the page does once its model is open: every run on the open model.
+  async function ckStep(k, before = () => {}, gpt2 = false) {
+    const state = defaultState();
+    STEPS[k].set(state, form);
+    before(state);
+    await loader.open(state);
+    const verdict = (changes) => ckLab.run(form.configOf({ ...state, ...changes }));
+    const result = verdict({});
+    const ctx = { result, state, form, verdict, gpt2, threshold: () => { throw new Error('no threshold on a checkpoint'); } };
+    return { state, result, answer: STEPS[k].answer(ctx), lines: revealAt(k, ctx), question: STEPS[k].question(ctx), ctx };
+  }
+  const answer = (next, name) => `“${next[0].text.trim()}” after ${name} (probability ${probability(next[0].probability)}`;
+  const count = (r) => {
+    const paired = r.pairs.filter((p) => p.index_b !== null);
+    return { same: paired.filter((p) => p.allclose).length, paired: paired.length };
+  };
+  try {
+    // 12. gpt as trained: both right.
+    let s = await ckStep(first);
+    assert.equal(s.state.model, 'gpt');
+    const right = [s.result.next_a[0].text.trim() === rightAnswer(s.state.a), s.result.next_b[0].text.trim() === rightAnswer(s.state.b)];
+    assert.deepEqual(right, [true, true]);
+    assert.equal(s.answer, true);
+    assert.ok(s.lines[0].startsWith(`gpt answers ${answer(s.result.next_a, 'A')}, right) and ${answer(s.result.next_b, 'B')}, right)`), s.lines[0]);
+    let c = count(s.result);
+    assert.match(s.lines[1], new RegExp(`${c.paired - c.same} of ${c.paired} tokens are False`));
+
+    // 13. exercise 2's figure, with np.allclose on the means.
+    s = await ckStep(first + 1);
+    assert.equal(s.answer, s.result.mean.allclose);
+    assert.equal(s.answer, false);
+    assert.ok(s.lines[0].startsWith(`The cosine similarity of the mean last hidden state is ${sig(s.result.mean_cosine_similarity)}; ` +
+      `np.allclose on the two means says False (max |diff| ${sig(s.result.mean.max_abs_diff)})`), s.lines[0]);
+
+    // 14. positions off: still different (the mask); 15. mask off too: all identical.
+    s = await ckStep(first + 2);
+    assert.deepEqual([s.state.positions, s.state.causal], [false, true]);
+    c = count(s.result);
+    assert.equal(s.answer, false);
+    assert.ok(c.same < c.paired);
+    assert.match(s.lines[0], new RegExp(`: ${c.paired - c.same} of ${c.paired} tokens False, ${c.same} True.*still tells the two sentences apart`));
+    assert.ok(s.lines[1].includes(answer(s.result.next_a, 'A')) && s.lines[1].includes(answer(s.result.next_b, 'B')), s.lines[1]);
+    s = await ckStep(first + 3);
+    c = count(s.result);
+    assert.equal(s.answer, true);
+    assert.equal(c.same, c.paired);
+    assert.match(s.lines[0], new RegExp(`every token True \\(${c.same} of ${c.paired}\\)`));
+    assert.equal(s.result.next_a[0].id, s.result.next_b[0].id);
+    assert.match(s.lines[1], /It answers both sentences alike/);
+
+    // 16. bag: the same answer for both, at the same probability.
+    s = await ckStep(first + 4);
+    assert.deepEqual([s.state.model, s.state.positions, s.state.causal], ['bag', false, false]);
+    assert.equal(s.answer, true);
+    assert.equal(s.result.next_a[0].id, s.result.next_b[0].id);
+    assert.ok(Math.abs(s.result.next_a[0].probability - s.result.next_b[0].probability) < 1e-12);
+    assert.ok(s.lines[1].includes(answer(s.result.next_a, 'A')), s.lines[1]);
+
+    // 17. nope: both right, from the mask alone; the tour ends here unless GPT-2 is open.
+    s = await ckStep(first + 5);
+    assert.deepEqual([s.state.model, s.state.positions, s.state.causal], ['nope', false, true]);
+    assert.equal(s.answer, true);
+    assert.match(s.lines[0], /both right, so it learned the order from the mask alone/);
+    assert.ok(s.lines[0].includes(`${answer(s.result.next_a, 'A')}, right)`), s.lines[0]);
+    assert.equal(shownSteps(s.ctx), TOUR_STEPS - 1);
+    assert.equal(shownSteps({ ...s.ctx, gpt2: true }), TOUR_STEPS);
+    assert.match(s.lines.at(-1), /one more step/);
+
+    // 18. GPT-2 (here a course host's folder holding gpt, which is GPT-2's layout):
+    // positions off, mask on; then the mask off too.
+    const from = defaultState();
+    STEPS[first + 6].set(from, form);
+    assert.deepEqual([from.model, from.checkpoint], ['gpt2', '']); // not GPT-2 before: no folder to keep
+    const folder = (st) => { st.model = 'gpt2'; st.checkpoint = 'models/gpt/'; };
+    const g = defaultState();
+    folder(g);
+    STEPS[first + 6].set(g, form);
+    assert.equal(g.checkpoint, 'models/gpt/'); // kept while GPT-2 is the model
+    s = await ckStep(first + 6, folder, true);
+    const p = followed(s.result, s.state);
+    assert.equal(s.answer, p.allclose);
+    assert.ok(s.lines[0].startsWith(`np.allclose(out_a[${p.index_a}], out_b[${p.index_b}]) says ${TF(p.allclose)}`), s.lines[0]);
+    c = count(s.ctx.verdict({ causal: false }));
+    assert.match(s.lines[2], new RegExp(`^With the mask off too: ${c.same} of ${c.paired} words say True`));
+  } finally {
+    loader.release();
+    ckLab.dispose();
+  }
 });

@@ -36,8 +36,10 @@ export const CSV_COLUMNS = ['observation', 'block', 'scale', 'row', 'word', 'ind
 //   threshold    on output rows: the magnitude below which np.allclose
 //                says True for that row, where the page has worked it out
 //                (`thresholds`: [{pair, threshold}], pair -1 the mean)
-export function toCsv(result, thresholds = []) {
-  const c = result.config;
+//   model        a checkpoint's rows name the page's model (`modelName`:
+//                gpt, nope, bag, gpt2), not just "checkpoint"
+export function toCsv(result, thresholds = [], modelName = null) {
+  const c = { ...result.config, ...(result.config.model === 'checkpoint' && modelName ? { model: modelName } : {}) };
   const settings = SETTINGS.map((k) => (Array.isArray(c[k]) ? c[k].join(' ') : c[k]));
   const limit = new Map(thresholds.map((t) => [t.pair, t.threshold]));
   const out = (observation, block, scale, kind, p, f, threshold = null) => row([observation, block, scale, kind,
@@ -65,10 +67,13 @@ const slug = (words, n = 4) => words.slice(0, n).join('-').normalize('NFKD').rep
 
 // A file name that says what the file holds, e.g.
 // poslab-dog-bites-man-vs-man-bites-dog-random-0.5-d6-numbers.csv.
-export function fileName(config, what, ext) {
+// A checkpoint's width is its own: its name (`modelName`) stands for it:
+// poslab-dog-bites-man-vs-man-bites-dog-learned-1-causal-gpt-numbers.csv.
+export function fileName(config, what, ext, modelName = null) {
   const scheme = config.scheme === 'none' ? 'no-positions' : `${config.scheme}-${config.scale}`;
   const model = config.model === 'transformer' ? `-${config.layers}-blocks` : '';
   const heads = config.heads > 1 ? `-${config.heads}-heads` : '';
+  const width = config.model === 'checkpoint' ? `-${slug([modelName ?? 'checkpoint'])}` : `-d${config.dim}${heads}${model}`;
   return `poslab-${slug(config.sentence_a)}-vs-${slug(config.sentence_b)}-${scheme}${config.causal ? '-causal' : ''}` +
-    `-d${config.dim}${heads}${model}-${what}.${ext}`;
+    `${width}-${what}.${ext}`;
 }

@@ -36,8 +36,33 @@ const cores = { simd: read('poslab.wasm').toString('base64'), nosimd: read('posl
 // bundled.js, replaced: `contents` is its module text.
 const replaceBundled = (contents) => (b) => {
   b.onResolve({ filter: /^\.\/bundled\.js$/ }, () => ({ path: 'bundled.js', namespace: 'single-file' }));
-  b.onLoad({ filter: /.*/, namespace: 'single-file' }, () => ({ contents, loader: 'js' }));
+  b.onLoad({ filter: /.*/, namespace: 'single-file' }, () => ({ contents, loader: 'js', resolveDir: path.resolve(pageSrc) }));
 };
+
+// What the page reads only when a student picks a checkpoint model: the
+// checkpoint module and the three models trained here (four files each),
+// carried as base64 in blocks of data the browser neither runs nor
+// decodes at open (<script type="application/octet-stream">: no script,
+// so the policy below need not allow it). SINGLE_FILE.carried(name)
+// decodes one when asked.
+const TRAINED_MODELS = ['gpt', 'nope', 'bag'];
+const CHECKPOINT_FILES = ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt'];
+const carried = ['poslab-checkpoint.wasm',
+  ...TRAINED_MODELS.flatMap((m) => CHECKPOINT_FILES.map((f) => `models/${m}/${f}`))];
+const dataBlocks = carried.map((name) =>
+  `<script type="application/octet-stream" id="poslab-file:${name}">${read(name).toString('base64')}</script>`).join('\n');
+const carriedCode = `
+  models: ${JSON.stringify(TRAINED_MODELS)},
+  carried(name) {
+    const text = document.getElementById('poslab-file:' + name)?.textContent;
+    if (text === undefined) throw new Error(name + ': not in the single file');
+    const bytes = atob(text.trim());
+    const out = new Uint8Array(bytes.length);
+    for (let i = 0; i < bytes.length; i++) out[i] = bytes.charCodeAt(i);
+    return out;
+  },
+  checkpointCode: () => import(${JSON.stringify(path.resolve(pageSrc, "checkpoints.js"))}),
+  checkpointGlue: () => import(${JSON.stringify(path.resolve(site, 'poslab-checkpoint.js'))}),`;
 
 // The workers, each one script with nothing outside; their SINGLE_FILE is
 // the cores, which the page puts in front of their text when it starts them
@@ -61,7 +86,7 @@ for (const name of ['sweep_worker', 'run_worker']) {
 const inlineEverything = {
   name: 'single-file',
   setup(b) {
-    replaceBundled(`export const SINGLE_FILE = ${JSON.stringify({ cores, workers })};`)(b);
+    replaceBundled(`export const SINGLE_FILE = { ...${JSON.stringify({ cores, workers })},${carriedCode} };`)(b);
     // the site's vendor/chart.min.js is this entry built on its own
     b.onResolve({ filter: /^\.\/vendor\/chart\.min\.js$/ }, () => ({ path: path.join(web, 'vendor', 'chart.entry.js') }));
   },
@@ -98,10 +123,12 @@ edit(/<link rel="preload" href="poslab\.wasm"[^>]*>\n/, '');
 edit(/<link rel="modulepreload" href="poslab\.js">\n/, '');
 edit(/<link rel="modulepreload" href="poslab-core\.js">\n/, '');
 edit(/<script type="module" src="main\.js"><\/script>/, `<script type="module">${script}</script>`);
+edit(/<\/body>/, `${dataBlocks}\n</body>`);
 // the advice to use a web server is for the site's files, not this one
 edit(/\s*<span class="slow">[\s\S]*?<\/span>/, '');
 const markup = html.replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1>/g, '');
 const leftOver = markup.match(/\s(?:src|href)="(?!data:|#|https?:|\.\/")[^"]*"/);
 if (leftOver) throw new Error(`single_file: a reference to another file is left: ${leftOver[0]}`);
+if (!/^[A-Za-z0-9+/=]*$/.test(dataBlocks.replace(/<script [^>]*>|<\/script>|\n/g, ''))) throw new Error('single_file: a data block is not base64');
 writeFileSync(out, html);
 console.log(`poslab: ${out} holds the whole lab in one file (${Math.round(html.length / 1024)} KiB)`);

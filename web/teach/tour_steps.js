@@ -10,11 +10,12 @@
 // result is not the one the module leads students to expect (say, the
 // tolerances were changed) the text says what is seen and why it may be.
 import { sig, ROUNDING_LEVEL } from '../app/format.js';
-import { TOUR_STEPS } from './tour_length.js';
+import { TOUR_STEPS, GPT2_ONLY_STEPS } from './tour_length.js';
 import { wordsOf } from '../app/state.js';
 import { SCHEMES, appliesTo } from './schemes.js';
 import { arrangement, SEES } from './distances.js';
 import { ALIBI_SETTINGS, ALIBI_SWAP } from './presets.js';
+import { lesson, factsOf, answersText, QUESTIONS } from './lesson.js';
 
 // Steps set the lab up from the module's own sentences and settings, the
 // core's defaults: `form` (app/state.js) in set(state, form) and ctx.form.
@@ -153,6 +154,143 @@ function thresholdWords(t, form) {
   if (t >= max) return `np.allclose says True for it at every magnitude up to ${max.toExponential().replace('e+', 'e')}.`;
   return `np.allclose says True for it only below a magnitude of about ${sig(t, 2)} (the dashed line on the chart).`;
 }
+
+// ---- exercise 2: the models trained here (docs/models.md) -----------------
+//
+// Each step runs one of the three models shipped with the site, asked
+// "who bites ?" about "dog bites man" and "man bites dog"; a reveal's runs
+// (ctx.verdict) go to the model the step set up, with a few switches changed.
+
+// A model trained here, as trained, asked the lesson's questions.
+function trainedView(state, form, model, settings = {}) {
+  Object.assign(state, form.withModel(state, model), {
+    a: QUESTIONS.a, b: QUESTIONS.b, offsetA: 0, offsetB: 0, word: wordsOf(QUESTIONS.a).length - 1, space: true,
+  }, settings);
+}
+// The live facts of the result when it is a trained model's (null for the
+// head or the blocks, where a student may have gone since).
+const factsHere = ({ result, state }) => (result.next_a ? factsOf(result, state) : null);
+const BOTH_RIGHT = [{ label: 'Both right', value: true }, { label: 'At most one right', value: false }];
+// A trained model's reveal: fn(ctx, facts), or what to do when the lab shows another model.
+const aboutTrained = (fn) => (ctx) => {
+  const f = factsHere(ctx);
+  return f ? fn(ctx, f) : ['The lab shows another model now: set this step up again to see its model.'];
+};
+const tokensLine = (f) => `${f.differ} of ${f.paired} tokens are False between the two sentences (${f.same} True), ` +
+  `and the mean says ${TF(f.meanTrue)}.`;
+const pointOf = (ctx, key) => lesson(ctx.state.model, ctx.state, ctx.verdict).items.find((i) => i.key === key);
+
+const EXERCISE_2 = [
+  {
+    title: 'Exercise 2: a model trained here',
+    show: '#checkpoint',
+    set: (state, form) => trainedView(state, form, 'gpt'),
+    intro: () => 'The lab now runs gpt, a small GPT-2 trained here to answer a question about a statement: ' +
+      '“who bites ?” asks for the one who bites, “who is bitten ?” for the other. Like GPT-2 it has a learned ' +
+      'position table and the causal mask. Both sentences ask “who bites ?”: about “dog bites man” and about ' +
+      '“man bites dog”, neither seen in training.',
+    question: () => 'Will gpt answer both questions right?',
+    choices: BOTH_RIGHT,
+    answer: (ctx) => factsHere(ctx)?.bothRight ?? null,
+    reveal: aboutTrained((ctx, f) => [`gpt answers ${answersText(f)}.`,
+      f.bothRight ? 'The question names neither noun and both are in the statement: only their order says who bit ' +
+        `whom, and gpt reads it. ${tokensLine(f)}` : `Not both right here. ${tokensLine(f)}`]),
+  },
+  {
+    title: 'Exercise 2’s figure',
+    show: '#checkpoint',
+    set: (state, form) => trainedView(state, form, 'gpt'),
+    intro: () => 'Exercise 2 compares two sentences by one number: the cosine similarity of the mean last hidden ' +
+      'state, the model’s output vectors averaged over each sentence’s tokens. 1 means the two means point the same way.',
+    question: () => 'Will the two means be the same vector?',
+    choices: SAME_DIFF,
+    answer: ({ result }) => result.mean.allclose,
+    reveal: ({ result }) => {
+      const { mean } = result;
+      const lines = [`The cosine similarity of the mean last hidden state is ${sig(result.mean_cosine_similarity)}; ` +
+        `np.allclose on the two means says ${TF(mean.allclose)} (max |diff| ${sig(mean.max_abs_diff)}).`];
+      if (!mean.allclose && result.mean_cosine_similarity > 0.9) {
+        lines.push('Close to 1, yet not equal: a similarity near 1 can hide a difference that np.allclose sees, ' +
+          'and that the model answers by. Next: which of its two switches makes the difference.');
+      } else if (!mean.allclose) {
+        lines.push('Clearly apart. Next: which of its two switches makes the difference.');
+      }
+      return lines;
+    },
+  },
+  {
+    title: 'Take the positions away',
+    show: '#lesson',
+    set: (state, form) => trainedView(state, form, 'gpt', { positions: false }),
+    intro: () => 'gpt’s position table is now off; the causal mask stays on, so each token still sees only ' +
+      'itself and the tokens before it.',
+    question: () => 'Will gpt’s tokens still differ between the two sentences?',
+    choices: [{ label: 'Still different', value: false }, { label: 'All identical', value: true }],
+    answer: (ctx) => factsHere(ctx)?.allTrue ?? null,
+    reveal: aboutTrained((ctx) => pointOf(ctx, 'mask').lines),
+  },
+  {
+    title: 'Take the mask away too',
+    show: '#lesson',
+    set: (state, form) => trainedView(state, form, 'gpt', { positions: false, causal: false }),
+    intro: () => 'Now the mask is off too: every token sees every token of its sentence, and nothing says where it stands.',
+    question: () => 'Will any token still differ between the two sentences?',
+    choices: [{ label: 'Some still differ', value: false }, { label: 'All identical', value: true }],
+    answer: (ctx) => factsHere(ctx)?.allTrue ?? null,
+    reveal: aboutTrained((ctx) => pointOf(ctx, 'neither').lines),
+  },
+  {
+    title: 'bag: trained with neither',
+    show: '#lesson',
+    set: (state, form) => trainedView(state, form, 'bag'),
+    intro: () => 'bag is the same small model trained on the same questions with neither a position table nor a mask.',
+    question: () => 'Will bag give the two questions the same answer?',
+    choices: [{ label: 'The same answer', value: true }, { label: 'Different answers', value: false }],
+    answer: (ctx) => factsHere(ctx)?.alike ?? null,
+    reveal: aboutTrained((ctx, f) => [...pointOf(ctx, 'neither').lines,
+      f.alike ? 'Training could not help it: with neither switch the two orders are the same input to it.'
+        : 'Its answers differ here, so its input differs by more than the order.']),
+  },
+  {
+    title: 'nope: the mask alone',
+    show: '#lesson',
+    set: (state, form) => trainedView(state, form, 'nope'),
+    intro: () => 'nope was trained with the causal mask and no position table at all.',
+    question: () => 'Without positions, can nope answer both questions right?',
+    choices: BOTH_RIGHT,
+    answer: (ctx) => factsHere(ctx)?.bothRight ?? null,
+    reveal: aboutTrained((ctx) => [...pointOf(ctx, 'nope').lines,
+      ctx.gpt2 ? 'Next: GPT-2 itself.'
+        : 'The lesson in three switches is below the verdicts. With GPT-2’s files open (Model: GPT-2) the tour ' +
+          'has one more step.']),
+  },
+  {
+    title: 'GPT-2: which switch tells it the order?',
+    show: '#checkpoint',
+    // only while GPT-2 is open: the tour cannot fetch half a gigabyte itself
+    only: (ctx) => Boolean(ctx.gpt2),
+    set: (state, form) => {
+      const module = form.defaultState();
+      const folder = state.model === 'gpt2' ? state.checkpoint : '';
+      Object.assign(state, form.withModel(state, 'gpt2'), {
+        a: module.a, b: module.b, offsetA: 0, offsetB: 0, word: module.word, space: true, checkpoint: folder,
+        positions: false, causal: true,
+      });
+    },
+    intro: () => 'GPT-2 itself, on the module’s two sentences, with its position table off and its causal mask on.',
+    question: (ctx) => `Will ${W(ctx)} come out identical in both sentences?`,
+    choices: SAME_DIFF,
+    answer: wordAnswer,
+    reveal: aboutWord((ctx, p) => {
+      const both = ctx.verdict({ positions: false, causal: false });
+      const all = tally(both);
+      return [claim(p), `The cosine similarity of the mean last hidden state is ${sig(ctx.result.mean_cosine_similarity)}.`,
+        `With the mask off too: ${all.text} ${all.all ? 'Like bag, GPT-2 then sees each sentence as a set of tokens.'
+          : 'Not all True: the two sentences are more than a reordering of the same tokens here.'}`,
+        'That is the end of the tour; keep exploring with the views below the chart.'];
+    }),
+  },
+];
 
 export const STEPS = [
   {
@@ -455,15 +593,19 @@ export const STEPS = [
         lines.push(`How much it differs depends on the weights: at GPT-2’s initial weight scale ` +
           `${ctx.form.defaultState().weightStd} the attention is nearly uniform and the cosine distance is ` +
           `${sig(small.cosine_distance, 2)}; at weight scale 1 attention is peaked and it is ${sig(large.cosine_distance, 2)}. ` +
-          'That is the end of the tour; keep exploring with the example pairs and the views below the chart.');
+          'Next: models trained here, where the same two switches decide what a model answers.');
       }
       return lines;
     }),
   },
+  ...EXERCISE_2,
 ];
 
 export { TOUR_STEPS };
 if (STEPS.length !== TOUR_STEPS) throw new Error(`tour_length.js says ${TOUR_STEPS} steps; tour_steps.js has ${STEPS.length}`);
+if (STEPS.findIndex((s) => s.only) !== TOUR_STEPS - GPT2_ONLY_STEPS || !STEPS.slice(TOUR_STEPS - GPT2_ONLY_STEPS).every((s) => s.only)) {
+  throw new Error(`tour_length.js says the last ${GPT2_ONLY_STEPS} steps are for GPT-2 only; tour_steps.js differs`);
+}
 
 // The settings a step sets up, in words, for saying what was changed since.
 // Those under Advanced (d, heads, seed, tolerances) are the student's to
@@ -473,6 +615,7 @@ const SETTING_WORDS = {
   a: 'sentence A', b: 'sentence B', offsetA: 'where A starts', offsetB: 'where B starts',
   positions: 'positional information', scheme: 'the kind of signal', scale: 'the magnitude', causal: 'the causal mask',
   model: 'the model', layers: 'the number of blocks', weightStd: 'the weight scale',
+  space: 'the space before each sentence',
 };
 
 // What differs between the lab's state and step k's setup (e.g. a reload
@@ -486,6 +629,10 @@ export function offSetup(k, state, form) {
     return want[key] !== state[key];
   }).map((key) => SETTING_WORDS[key]);
 }
+
+// How many steps the tour shows with ctx (a step with `only` is left out
+// when it says no): the steps so marked are the last ones.
+export const shownSteps = (ctx) => STEPS.filter((s) => !s.only || s.only(ctx)).length;
 
 // When the lab is off a step's setup, the step's own explanation may not
 // fit: this one is built only from the live state and result.

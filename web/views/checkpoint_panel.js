@@ -51,6 +51,9 @@ export function createCheckpointPanel(doc, { lab, form, rerender }) {
   }
 
   return {
+    // The open checkpoint for the state, or null while it loads (the tour
+    // and the lesson run it themselves).
+    ready: (state) => loader.ready(state),
     // Draws the state's checkpoint model, opening it first if needed.
     render(state) {
       section.hidden = false;

@@ -6,13 +6,29 @@
 // PNG. Downloads are Blob URLs on an <a download>; nothing leaves the page.
 import { track, laterStyles } from '../browser/loading.js';
 import { h } from './markup.js';
+import { isCheckpointModel, TRAINED_MODELS } from '../app/state.js';
+
+// Where a checkpoint model's files are, for Copy as NumPy's script: a model
+// trained here in the site's models/ folder, GPT-2 in a course host's
+// folder or the student's own (then only its name is known); null for the
+// head and the blocks.
+export function checkpointFiles(state) {
+  if (!isCheckpointModel(state.model)) return null;
+  const trained = TRAINED_MODELS.includes(state.model);
+  const folder = trained ? `models/${state.model}/` : state.checkpoint || `${state.model}/`;
+  // the single file carries the models (in its data blocks) but has no folder beside it
+  const single = document.querySelector('script[type="application/octet-stream"][id^="poslab-file:"]');
+  const url = !single && (trained || state.checkpoint) ? new URL(folder, window.location.href).href : null;
+  return { name: state.model, trained, folder, url };
+}
 
 // Copy as NumPy's script writer is a chunk of its own, fetched as soon as a
 // student heads for the button (pointer, touch or keyboard focus), so that
 // the click normally finds it loaded and writes to the clipboard at once:
 // Safari allows that only close to the click.
 let scriptWriter = null;
-const loadScriptWriter = () => (scriptWriter ??= track(import('../teach/numpy_script.js')));
+const loadScriptWriter = () => (scriptWriter ??= track(Promise.all([import('../teach/numpy_script.js'),
+  import('../teach/numpy_checkpoint.js')]).then(([head, checkpoint]) => ({ ...head, ...checkpoint }))));
 // The CSV writer and file names, once a download is asked for.
 const loadFiles = () => track(import('../app/csv.js'));
 
@@ -112,21 +128,27 @@ export function settingsLine(c) {
 
 // root: the export row; dialog: the NumPy fallback dialog; get: {result()
 // (the verdicts shown now), everything() (the same with sweep and full),
-// chart() (the Chart.js chart or null), link() (this view's address)}.
+// chart() (the Chart.js chart or null), link() (this view's address),
+// state() (the lab's state, for a checkpoint model's files)}.
 // The fallback dialog's body, which index.html leaves out.
 function dialogMarkup() {
   return h('div', { class: 'dialog-body' },
     h('h2', { id: 'numpy-title' }, 'NumPy script for this view'),
-    h('p', {}, 'This browser did not let the page copy by itself. The script below is selected: press Ctrl+C ' +
+    h('p', { id: 'numpy-why' }, 'This browser did not let the page copy by itself. The script below is selected: press Ctrl+C ' +
       '(⌘C on a Mac) to copy it, then paste it into Python.'),
+    // a checkpoint model's script reads its files: where they are
+    h('p', { id: 'numpy-note', hidden: '' }),
     h('textarea', { id: 'numpy-code', readonly: '', rows: '14', spellcheck: 'false', 'aria-labelledby': 'numpy-title' }),
     h('div', { class: 'button-row' }, h('button', { type: 'button', class: 'quiet dialog-close', id: 'numpy-close' }, 'Close')));
 }
 
 export function createExport(root, dialog, get) {
   dialog.replaceChildren(dialogMarkup());
+  const checkpoint = () => checkpointFiles(get.state());
   const status = root.querySelector('#export-status');
   const code = dialog.querySelector('#numpy-code');
+  const why = dialog.querySelector('#numpy-why');
+  const note = dialog.querySelector('#numpy-note');
   let timer = 0;
 
   function say(text) {
@@ -135,22 +157,46 @@ export function createExport(root, dialog, get) {
     timer = setTimeout(() => { status.textContent = ''; }, 4000);
   }
 
+  // A checkpoint model's script reads the checkpoint's files, so the dialog
+  // says where they are, whether or not the clipboard took the script.
+  function filesNote(ck) {
+    const where = ck.url ? ` (this lab has them at ${ck.url})` : '';
+    return `This script reads ${ck.name}’s files config.json, model.safetensors and vocab.json${where}. Run it ` +
+      `from the folder that holds ${ck.folder}, or give the folder that holds them as its argument: ` +
+      `python3 poslab_${ck.name}.py path/to/${ck.name}/`;
+  }
+
   async function copyNumpy() {
-    const { numpyScript } = await loadScriptWriter();
-    const script = numpyScript(get.result().config, { link: get.link() });
+    const writers = await loadScriptWriter();
+    const ck = checkpoint();
+    let script;
+    try {
+      script = ck ? writers.numpyCheckpointScript(get.result(), { folder: ck.folder, trained: ck.trained, link: get.link() })
+        : writers.numpyScript(get.result().config, { link: get.link() });
+    } catch (e) {
+      say(`Could not write the script: ${e.message}`);
+      return;
+    }
+    let copied = true;
     try {
       await navigator.clipboard.writeText(script);
-      say('Copied: paste it into Python or a notebook');
     } catch {
-      // No clipboard here (permission refused, an iframe, plain http):
-      // show the script selected, ready for Ctrl+C.
-      code.value = script;
-      await laterStyles().catch(() => {}); // the dialog's styles; unstyled is still usable
-      dialog.showModal();
-      code.focus();
-      code.select();
-      say('');
+      copied = false; // no clipboard here (permission refused, an iframe, plain http)
     }
+    if (copied && !ck) {
+      say('Copied: paste it into Python or a notebook');
+      return;
+    }
+    // Shown selected, ready for Ctrl+C, where the clipboard refused it.
+    code.value = script;
+    why.hidden = copied;
+    note.hidden = !ck;
+    note.textContent = ck ? `${copied ? 'Copied. ' : ''}${filesNote(ck)}` : '';
+    await laterStyles().catch(() => {}); // the dialog's styles; unstyled is still usable
+    dialog.showModal();
+    code.focus();
+    code.select();
+    say(copied ? 'Copied: see where to run it' : '');
   }
 
   const copy = root.querySelector('#copy-numpy');
@@ -174,13 +220,14 @@ export function createExport(root, dialog, get) {
     // the thresholds the page states (chart, tour), beside the CLI's keys
     const json = { ...result, thresholds: get.thresholds().map(({ pair, threshold }) => (pair < 0 ? { row: 'mean', threshold }
       : { row: 'pair', word: result.pairs[pair]?.word, index_a: pair, threshold })) };
-    download(fileName(result.config, 'numbers', 'json'), new Blob([`${JSON.stringify(json, null, 1)}\n`], { type: 'application/json' }));
+    download(fileName(result.config, 'numbers', 'json', checkpoint()?.name), new Blob([`${JSON.stringify(json, null, 1)}\n`], { type: 'application/json' }));
     say('Downloaded the numbers as JSON');
   });
   root.querySelector('#download-csv').addEventListener('click', async () => {
     const [result, { fileName, toCsv }] = await Promise.all([numbers(), loadFiles()]);
     if (!result) return;
-    download(fileName(result.config, 'numbers', 'csv'), new Blob([toCsv(result, get.thresholds())], { type: 'text/csv' }));
+    const name = checkpoint()?.name;
+    download(fileName(result.config, 'numbers', 'csv', name), new Blob([toCsv(result, get.thresholds(), name)], { type: 'text/csv' }));
     say('Downloaded the numbers as CSV');
   });
   const png = root.querySelector('#download-png');

@@ -3,7 +3,7 @@
 // the lab shows, with Back, Next and Skip. The steps and their live claims
 // are in tour_steps.js; the store owns the step number (it lives in the URL
 // hash) and the guesses. User text reaches the DOM only through textContent.
-import { STEPS, offSetup, revealAt } from '../teach/tour_steps.js';
+import { STEPS, offSetup, revealAt, shownSteps } from '../teach/tour_steps.js';
 import { setText, setHidden } from './dom.js';
 import { h } from './markup.js';
 
@@ -28,7 +28,7 @@ function panelMarkup() {
 export function createTour(root, on) {
   root.replaceChildren(...panelMarkup());
   const $ = (sel) => root.querySelector(sel);
-  const count = $('.tour-count');
+  const counter = $('.tour-count');
   const title = $('.tour-title');
   const intro = $('.tour-intro');
   const setup = $('.tour-setup');
@@ -44,21 +44,24 @@ export function createTour(root, on) {
   let shown = 0;
   let current = 0;
   let revealed = 0; // the step whose answer was last brought into view
+  let count = STEPS.length; // the steps shown with the last render's ctx
 
   back.addEventListener('click', () => on.go(current - 1));
-  next.addEventListener('click', () => (current < STEPS.length ? on.go(current + 1) : on.end(0)));
+  next.addEventListener('click', () => (current < count ? on.go(current + 1) : on.end(0)));
   $('.tour-skip').addEventListener('click', () => on.end(current));
   $('.tour-reset').addEventListener('click', () => on.go(current));
 
   // step: 1..N; guess: undefined until a choice is made; ctx: {result, form,
-  // state, threshold(pairIndex), verdict(changes)} for the live text.
+  // state, threshold(pairIndex), verdict(changes), gpt2 (whether GPT-2 is
+  // open)} for the live text.
   function render({ step, guess, ctx }) {
     current = step;
     root.hidden = false;
     const s = STEPS[step - 1];
     const entered = shown !== step;
     shown = step;
-    setText(count, `Guided tour · step ${step} of ${STEPS.length}`);
+    count = Math.max(step, shownSteps(ctx));
+    setText(counter, `Guided tour · step ${step} of ${count}`);
     setText(title, s.title);
     setText(intro, s.intro(ctx));
     setText(question, s.question(ctx));
@@ -102,7 +105,7 @@ export function createTour(root, on) {
       });
     }
     back.disabled = step === 1;
-    setText(next, step === STEPS.length ? 'Finish' : 'Next');
+    setText(next, step === count ? 'Finish' : 'Next');
     if (entered) title.focus({ preventScroll: true });
     // Once answered, what the step talks about comes into view (the chart
     // when it points at the dashed line; else the verdicts), after the

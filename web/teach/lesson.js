@@ -1,0 +1,133 @@
+// lesson.js - "the lesson in three switches" for the models trained here
+// (docs/models.md): with positions off and the mask on, a model still tells
+// the two sentences apart; with both off, every token is True and the model
+// answers both sentences alike; and `nope` learned the order from the mask
+// alone. No DOM here, and nothing written in advance: every verdict, count
+// and answer in the text is read from runs of the open model, and when a
+// run says something else than the lesson expects, the text says what is
+// seen instead. The tour's exercise-2 steps use the same facts.
+import { sig } from '../app/format.js';
+import { wordsOf, TRAINED_AS } from '../app/state.js';
+
+// The three settings of the two switches the lesson compares.
+export const SWITCHES = [
+  { key: 'both', positions: true, causal: true, label: 'positions on, mask on' },
+  { key: 'mask', positions: false, causal: true, label: 'positions off, mask on' },
+  { key: 'neither', positions: false, causal: false, label: 'positions and mask off' },
+];
+
+// The questions of the models' world for the module's pair: who did it, who
+// had it done to them. The page's sentences are these when a student
+// follows the lesson's link.
+export const QUESTIONS = {
+  a: 'dog bites man . who bites ?',
+  b: 'man bites dog . who bites ?',
+};
+
+// The right answer to a prompt of the world ("X verb Y . who verb ?" asks
+// for X, "X verb Y . who is participle ?" for Y), or null for other text.
+export function rightAnswer(sentence) {
+  const w = wordsOf(sentence);
+  if (w.length === 7 && w[3] === '.' && w[4] === 'who' && w[5] === w[1] && w[6] === '?') return w[0];
+  if (w.length === 8 && w[3] === '.' && w[4] === 'who' && w[5] === 'is' && w[7] === '?') return w[2];
+  return null;
+}
+
+// A probability as the page says it: near 1, how far from 1.
+export const probability = (p) => (p > 0.999 ? `1 − ${sig(1 - p, 2)}` : sig(p, 4));
+
+// What one run says: how many paired tokens are True, the mean, exercise
+// 2's figure, and the model's answer after each sentence (right or wrong
+// when the sentence is a question of the world, else null).
+export function factsOf(result, state) {
+  const paired = result.pairs.filter((p) => p.index_b !== null);
+  const same = paired.filter((p) => p.allclose).length;
+  const answer = (next, sentence) => {
+    const word = next[0].text.trim();
+    const want = rightAnswer(sentence);
+    return { word, probability: next[0].probability, want, right: want === null ? null : word === want };
+  };
+  const a = answer(result.next_a, state.a);
+  const b = answer(result.next_b, state.b);
+  return {
+    paired: paired.length, same, differ: paired.length - same,
+    allTrue: paired.length > 0 && same === paired.length && result.mean.allclose,
+    meanTrue: result.mean.allclose, similarity: result.mean_cosine_similarity,
+    a, b, alike: a.word === b.word, bothRight: a.right === true && b.right === true,
+    asked: a.want !== null && b.want !== null,
+  };
+}
+
+const q = (w) => `“${w}”`;
+const right = (x) => (x.right === null ? '' : x.right ? ', right' : `, wrong: the answer is ${q(x.want)}`);
+// "“dog” after A (probability 1 − 1.1e-07, right) and “man” after B (...)"
+export const answersText = (f) => `${q(f.a.word)} after A (probability ${probability(f.a.probability)}${right(f.a)}) and ` +
+  `${q(f.b.word)} after B (probability ${probability(f.b.probability)}${right(f.b)})`;
+const tokens = (f) => `${f.differ} of ${f.paired} tokens False, ${f.same} True, the mean ${f.meanTrue ? 'True' : 'False'}`;
+
+// The lesson for the open model `model` (gpt, nope or bag) on `state`:
+// run(changes) is the open model's result for the state with a few
+// settings changed (the lab's run, synchronous once the model is open).
+// Returns {asked, rows, items}: rows, one per setting of the switches
+// ({label, changes, facts}); items, the three points of the lesson
+// ({key, title, lines, holds, needs}): `holds` is whether the live numbers
+// show the point (null when the open model cannot show it; `needs` then
+// names the model that can).
+export function lesson(model, state, run) {
+  const rows = SWITCHES.map((s) => {
+    const changes = { positions: s.positions, causal: s.causal };
+    return { key: s.key, label: s.label, changes, facts: factsOf(run(changes), { ...state, ...changes }) };
+  });
+  const at = (key) => rows.find((r) => r.key === key).facts;
+  const mask = at('mask');
+  const neither = at('neither');
+  const asked = mask.asked;
+
+  // (a) positions off, mask on
+  const a = { key: 'mask', title: 'Positions off, mask on: the mask still tells the order' };
+  a.holds = !mask.allTrue;
+  a.lines = [a.holds
+    ? `${model} with its positions off and the causal mask on: ${tokens(mask)}. It still tells the two sentences ` +
+      'apart: under the mask each token sees only the tokens before it, and those differ between the two orders.'
+    : `${model} with its positions off and the causal mask on: ${tokens(mask)}. Here the mask does not tell the ` +
+      'two sentences apart (their tokens before each word are the same).'];
+  if (asked) {
+    a.lines.push(`It answers ${answersText(mask)}.`);
+    if (a.holds && mask.alike) {
+      a.lines.push(`Its hidden states differ, yet it answers both alike: ${model} did not learn to read the order ` +
+        'from the mask. ' + (TRAINED_AS[model]?.causal === false ? 'It was trained without the mask and never met it.'
+        : TRAINED_AS[model]?.positions ? 'It learned to read the order from its position table, although the mask was there all along.' : ''));
+    }
+  }
+
+  // (b) positions and mask off
+  const b = { key: 'neither', title: 'Positions and mask off: a bag of words' };
+  b.holds = neither.allTrue && (!asked || neither.alike);
+  b.lines = [neither.allTrue
+    ? `${model} with neither: every token True (${neither.same} of ${neither.paired}) and the mean True. ` +
+      'Each token sees the same set of tokens in both sentences, so nothing in the model can tell their order.'
+    : `${model} with neither: ${tokens(neither)}. Not every token is True here: the two sentences are not the ` +
+      'same tokens in another order.'];
+  if (asked) {
+    b.lines.push(neither.alike
+      ? `It answers both sentences alike: ${answersText(neither)}. The same answer for both means at most one is right.`
+      : `It answers ${answersText(neither)}: not alike, so something besides the order differs between the two.`);
+  }
+
+  // (c) nope: the order from the mask alone
+  const c = { key: 'nope', title: 'nope: order learned from the mask alone' };
+  if (model !== 'nope') {
+    c.holds = null;
+    c.needs = 'nope';
+    c.lines = ['Choose nope, trained with the causal mask and no position table, to see whether a model can ' +
+      'learn the order from the mask alone.'];
+  } else {
+    c.holds = asked && mask.bothRight && !mask.allTrue;
+    c.lines = [!asked ? 'Ask nope the questions (the link below) to see whether it answers from the order.'
+      : mask.bothRight
+        ? `nope has no position table, yet with the mask it answers ${answersText(mask)}: both right, so it ` +
+          `learned the order from the mask alone. Its tokens: ${tokens(mask)}.`
+        : `nope with the mask answers ${answersText(mask)}: not both right here. Its tokens: ${tokens(mask)}.`];
+  }
+  return { asked, rows, items: [a, b, c] };
+}
