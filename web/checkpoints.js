@@ -381,9 +381,29 @@ class Checkpoint {
     return this.lab.run({ ...config, model: 'checkpoint' });
   }
 
+  // A run in steps goes on a second lab of the same module, which borrows
+  // the same weights: the page's runs for the verdicts (a slider step)
+  // come in between a chart's steps, and a call on the lab that steps
+  // would drop its run.
   *runSteps(config = {}) {
     this.alive();
-    return yield* this.lab.runSteps({ ...config, model: 'checkpoint' });
+    if (!this.stepLab) {
+      const lab = new Lab(this.core, true);
+      lab.ownsCheckpoint = true;
+      if (this.core._poslab_use_checkpoint(lab.lab, this.ck, lab.message, MESSAGE_BYTES) !== 0) {
+        const error = lab.fail();
+        lab.dispose();
+        throw error;
+      }
+      this.stepLab = lab;
+    }
+    return yield* this.stepLab.runSteps({ ...config, model: 'checkpoint' });
+  }
+
+  // lab.threshold() on this checkpoint.
+  threshold(config, pair, range) {
+    this.alive();
+    return this.lab.threshold({ ...config, model: 'checkpoint' }, pair, range);
   }
 
   // GPT-2's tokens of text: [{id, text}] (poslab --tokenize --json).
@@ -412,6 +432,7 @@ class Checkpoint {
     this.release();
     if (this.ck) this.core._poslab_checkpoint_free(this.ck);
     if (this.boxed) this.core._free(this.boxed);
+    this.stepLab?.dispose();
     this.lab.dispose();
     this.ck = 0;
     this.core = null;

@@ -42,7 +42,7 @@ function wire({ store, form, model, page, tourMemory, tourActions, view }) {
       // the worker too, and is reported in the field's own words.
       const sweeper = page.sweeper();
       const lab = store.get().lab;
-      if ((name === 'a' || name === 'b') && lab.model !== 'transformer' && sweeper?.available() && !model.offThreadBusy()) {
+      if ((name === 'a' || name === 'b') && lab.model === 'head' && sweeper?.available() && !model.offThreadBusy()) {
         const next = { ...lab, [name]: raw };
         const onSweep = () => page.render(store.get());
         if (!model.chartDataIsQuick(next)) model.chartDataOffThread(next, sweeper.call, { onSweep }).catch(() => {});

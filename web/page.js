@@ -2,7 +2,7 @@
 // It asks the model for what the value needs (verdicts, the chart's sweep
 // and thresholds), hands each view what it shows, and schedules the chart's
 // slow work after the verdicts are painted. Nothing here changes the store.
-import { hashOf, currentGuess } from './app/store.js';
+import { hashOf, currentGuess, set } from './app/store.js';
 import { isCheckpointModel } from './app/state.js';
 import { GPT2_ONLY_STEPS } from './teach/tour_length.js';
 import { viewUrl } from './views/embed.js';
@@ -28,6 +28,9 @@ export const nextTask = () => new Promise((resolve) => { setTimeout(resolve, 0);
 // the tour panel's {guess, go, end}; store: {get}.
 // workers: {runs()} makes the transformer's worker (browser/sweeper.js's),
 // started the first time a transformer needs it.
+// A checkpoint model (the models trained here, GPT-2) goes through the same
+// render as the others: the model opens it (the page says it is reading it
+// meanwhile), then computes its verdicts and chart on this thread.
 export function createPage({ doc, form, model, view, tourMemory, urlSync, tourActions, store, workers }) {
   const $ = (id) => doc.getElementById(id);
   const controls = createControls(doc, form);
@@ -53,12 +56,12 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   $('why').addEventListener('toggle', () => { if ($('why').open) why.load(); });
   const tour = onDemand('The tour', () => import('./views/tour.js').then(({ createTour }) => createTour($('tour'), tourActions)));
   const heatmaps = onDemand('The heatmaps', () => import('./views/heatmap.js').then(({ createHeatmaps }) => createHeatmaps($('heatmap'), () => render(store.get()))));
-  // The transformer's views (the block-by-block picture), loaded the first
-  // time the model is switched to transformer blocks.
-  // A checkpoint model's view, loaded the first time one is chosen.
-  // With it the lesson in three switches and the tour's steps on it (views/lesson.js).
+  // A checkpoint's own parts (its tokens, what it says, its controls),
+  // loaded the first time one is chosen; the block-by-block picture, the
+  // first time a model has blocks.
+  // With it the lesson in three switches (views/lesson.js).
   const checkpoint = onDemand('The checkpoint view', () => import('./views/lesson.js').then(({ createCheckpointViews }) =>
-    createCheckpointViews(doc, { lab: model.lab, form, model, rerender: () => render(store.get()), renderTour, tour })));
+    createCheckpointViews(doc, { model, form, store, render, set, showWords: controls.showWords })));
   // GPT-2 from the student's files: its file picker, loaded when GPT-2 is chosen.
   const modelFiles = onDemand('GPT-2\'s file picker', () => import('./views/model_files.js').then((m) =>
     m.createModelFiles(doc, model.lab, () => render(store.get()))));
@@ -136,7 +139,8 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     afterPaint().then(async () => {
       const { lab } = store.get();
       const transformer = lab.model === 'transformer';
-      const worker = transformer ? transformerWorker() : sweeper;
+      // (a checkpoint's is computed on this thread, in slices: CheckpointModels.runner)
+      const worker = transformer ? transformerWorker() : isCheckpointModel(lab.model) ? model.ck.runner : sweeper;
       if (worker?.available()) {
         const key = model.sweepKey(lab);
         // In the transformer's worker, a sweep for words the page has left
@@ -182,7 +186,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     panel.render({ step, guess, ctx: {
       result, state: lab, form, threshold: (pair) => model.threshold(lab, pair),
       verdict: verdictOf, // the lab with a few settings changed
-      ...more, // on a checkpoint: gpt2, whether GPT-2 is open (views/lesson.js)
+      ...more, // on a checkpoint: gpt2, whether GPT-2 is open
     } });
     return guess === undefined; // the answer stays covered until the guess
   }
@@ -215,22 +219,19 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     controls.render(page);
     controls.showNotice(page.notice);
     const { lab } = page;
-    checkpoint.get()?.follow(lab);
     if (modelFiles.get()) modelFiles.get().render(lab);
     else if (lab.model === 'gpt2') modelFiles.load(); // it hides itself for a course host's folder
-    if (isCheckpointModel(lab.model)) {
-      doc.documentElement.classList.add('model-checkpoint');
-      if (checkpoint.get()) checkpoint.get().render(lab, page);
-      else checkpoint.load();
-      // the head's chart is not being drawn meanwhile (a link may open here)
-      setAttr($('plot'), 'aria-busy', 'false');
-      setAttr(doc.documentElement, 'data-ready', 'true');
-      return;
-    }
-    doc.documentElement.classList.remove('model-checkpoint');
+    const checkpointModel = isCheckpointModel(lab.model);
+    if (checkpointModel && !checkpoint.get()) checkpoint.load();
+    checkpoint.get()?.controls(lab); // (and a checkpoint left behind gives its memory back)
     let result;
     let pending = false;
-    try {
+    let problem = null;
+    if (checkpointModel && !model.checkpointReady(lab)) {
+      // opened first by its view; render() runs again when it is in
+      problem = checkpoint.get()?.read(lab);
+      pending = !problem;
+    } else try {
       // The heatmaps need the attention matrices: then one run with them
       // serves the verdicts too (still one run per slider step).
       const full = isOpen('heatmap');
@@ -250,8 +251,11 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     }
     if (result) shown = { result, lab };
     retireTransformer(lab);
-    showPending(pending, lab);
-    if (!shown) return; // the first result is still being computed
+    showPending(pending, lab, problem);
+    if (!shown) { // the first result is still being computed (or its model could not be opened)
+      if (problem) setAttr(doc.documentElement, 'data-ready', 'true');
+      return;
+    }
     // While a run is on its way, a slider step changes nothing below the
     // controls: the figures stay the previous state's until it is back.
     if (!(pending && drawn.result === shown.result && drawn.tour === page.tour && drawn.notice === page.notice)) {
@@ -296,22 +300,24 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     });
   }
 
-  // While the worker computes, the figures shown are the previous state's:
-  // said so in a line that floats above the page (style.css), so that
-  // saying it lays nothing out again.
-  function showPending(pending, lab) {
+  // While the worker computes, or a checkpoint is read, the figures shown
+  // are the previous state's: said so in a line that floats above the page
+  // (style.css), so that saying it lays nothing out again.
+  function showPending(pending, lab, problem) {
     setAttr($('verdicts'), 'aria-busy', String(pending));
-    setHidden($('run-status'), lab.model !== 'transformer');
-    $('run-status').classList.toggle('idle', !pending);
-    if (pending) {
+    setHidden($('run-status'), lab.model === 'head');
+    $('run-status').classList.toggle('idle', !pending && !problem);
+    if (problem || (pending && lab.model !== 'transformer')) setText($('run-status'), problem ?? `Reading model ${lab.model}…`);
+    else if (pending) {
       setText($('run-status'), `Computing ${lab.layers} transformer block${lab.layers === 1 ? '' : 's'} for these ` +
         `settings${shown ? '; the figures shown are still the previous settings’ ones' : ''}…`);
     }
   }
 
   function renderResults(page, result, lab, pending) {
-    verdicts.render(result, lab);
-    $('lab').classList.toggle('veiled', renderTour(page, result));
+    verdicts.render(result, lab, checkpoint.get()?.story(result, lab));
+    // (a result for GPT-2 is there only while it is open)
+    $('lab').classList.toggle('veiled', renderTour(page, result, undefined, { gpt2: lab.model === 'gpt2' }));
     if (panels) {
       if (result.attention_a) {
         const view = heatmaps.get();
@@ -327,12 +333,14 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
       // scores: they are computed with the module's head whatever the model
       // (a transformer's runs there would block the page at 12 blocks).
       const panel = why.get();
-      if (panel) panel.panel.render(panel.claims({ ...model.configOf(lab), model: 'head' }, panel.panel.choice()));
+      if (panel) panel.panel.render(panel.claims(model.configOf({ ...lab, model: 'head' }), panel.panel.choice()));
       else why.load();
     }
-    const transformer = lab.model === 'transformer';
-    setHidden($('blocks'), !transformer || view.hide.has('blocks'));
-    if (transformer && !view.hide.has('blocks')) {
+    // the transformer's blocks, and a checkpoint's
+    const layered = Boolean(result.layers?.length);
+    checkpoint.get()?.render(result, lab);
+    setHidden($('blocks'), !layered || view.hide.has('blocks'));
+    if (layered && !view.hide.has('blocks')) {
       const panel = blocks.get();
       if (panel) panel.render(result, lab);
       else blocks.load();

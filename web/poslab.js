@@ -236,7 +236,8 @@ class Lab {
   // Model checkpoint runs on the checkpoint opened last (openCheckpoint).
   run(config = {}) {
     this.check();
-    if (config?.model === 'checkpoint' && !this.ownsCheckpoint) return this.checkpointOpened().run(config);
+    const ck = this.checkpointFor(config);
+    if (ck) return ck.run(config);
     this.stepping = null; // the core ends a run in steps
     const cfg = this.configure(config);
     try {
@@ -255,7 +256,8 @@ class Lab {
   // the lab's next call ends it, and keeps its draws if they are shared.
   *runSteps(config = {}) {
     this.check();
-    if (config?.model === 'checkpoint' && !this.ownsCheckpoint) return yield* this.checkpointOpened().runSteps(config);
+    const ck = this.checkpointFor(config);
+    if (ck) return yield* ck.runSteps(config);
     const mine = {};
     this.stepping = mine;
     const cfg = this.configure(config);
@@ -376,8 +378,11 @@ class Lab {
   // Where allclose stops holding as the scale grows, for pair index `pair`
   // of sentence A (-1: the sentence mean): see poslab_threshold in
   // poslab.h. 0 if it fails already at lo, hi if it never fails.
-  threshold(config, pair, { lo = 1e-12, hi = 1e3, relTol = 1e-3 } = {}) {
+  threshold(config, pair, range = {}) {
     this.check();
+    const ck = this.checkpointFor(config);
+    if (ck) return ck.threshold(config, pair, range);
+    const { lo = 1e-12, hi = 1e3, relTol = 1e-3 } = range;
     this.stepping = null; // the core ends a run in steps
     const cfg = this.configure(config);
     const out = this.core._malloc(8);
@@ -420,8 +425,10 @@ class Lab {
     if (!this.lab) throw new Error('poslab: this lab has been disposed');
   }
 
-  // The checkpoint model runs in its own module, on the checkpoint opened last.
-  checkpointOpened() {
+  // The checkpoint model runs in its own module, on the checkpoint opened
+  // last: that checkpoint for a config of model checkpoint, else null.
+  checkpointFor(config) {
+    if (config?.model !== 'checkpoint' || this.ownsCheckpoint) return null;
     if (!this.opened || this.opened.disposed) {
       throw new Error('model: "checkpoint" runs on an opened checkpoint; allowed: await lab.openCheckpoint({files | url}) first');
     }

@@ -28,6 +28,7 @@ import { markdownTable } from './markdown.mjs';
 import { lighthouseBench, lighthouseMarkdown } from './lighthouse.mjs';
 import { transformerBench, transformerMarkdown, transformerTargets } from './transformer.mjs';
 import { memoryBench, memoryMarkdown, memoryTarget } from './memory.mjs';
+import { checkpointPageBench, checkpointPageMarkdown } from './checkpoint_page.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const here = path.join(root, 'tests/bench');
@@ -446,6 +447,17 @@ const memory = await memoryBench();
 out('### WebAssembly memory at (e)');
 out();
 for (const line of memoryMarkdown(memory)) out(line);
+out();
+
+// the models trained here in the page (checkpoint_page.mjs)
+progress('the models trained here in the page (about five minutes)');
+out('### The models trained here in the page');
+out();
+out('Slider steps and keystrokes with gpt, nope and bag as trained (the module\'s head on the same sentences beside them), ' +
+  'each timed to its handler\'s end plus the layout it leaves owing; a checkpoint\'s chart is computed on the page\'s ' +
+  'thread in slices of about 8 ms, so the longest main-thread task is reported too (tests/bench/checkpoint_page.mjs).');
+out();
+for (const line of checkpointPageMarkdown(await checkpointPageBench({ quick }))) out(line);
 out();
 
 // what the SIMD core gains over the fallback (simd.mjs)

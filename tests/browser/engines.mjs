@@ -372,3 +372,50 @@ export async function walkExercise2(driver, { origin, misses }) {
     'the page reported problems');
   return times;
 }
+
+// The models trained here, in one engine: each opened from its link, with
+// positions and mask as trained, shows the verdict table, exercise 2's
+// figure and its answer as the checkpoint module computes them under Node.
+// `misses`: the server's (none expected).
+export async function trainedModels(driver, { origin, misses }) {
+  const A = 'dog bites man . who bites ?';
+  const B = 'man bites dog . who bites ?';
+  const plus = (text) => encodeURIComponent(text).replace(/%20/g, '+');
+  lab ??= await createLab();
+  const seenTexts = {};
+  for (const [model, trained] of [['gpt', { scheme: 'learned', causal: true }], ['nope', { scheme: 'none', causal: true }],
+    ['bag', { scheme: 'none', causal: false }]]) {
+    await driver.open(`${origin}/?debug#model=${model}&a=${plus(A)}&b=${plus(B)}`);
+    // (a link that differs only after # is read without a reload: the model's own section says which it shows)
+    await until(driver, `${SETTLED.replace('return ', `return document.querySelector('#checkpoint .ck-size')?.textContent.startsWith('${model}:') &&
+      document.getElementById('verdicts').getAttribute('aria-busy') === 'false' && `)}`, `the ${model} model's verdicts`);
+    const ck = await lab.openCheckpoint({ url: new URL(`models/${model}/`, `file://${SITE}/`).href });
+    let want;
+    try {
+      want = lab.run({ model: 'checkpoint', sentence_a: A, sentence_b: B, ...trained });
+    } finally {
+      ck.dispose();
+    }
+    // words and verdicts whole; figures where they are not rounding (each
+    // build has its own digits there)
+    const shown = await driver.run(TABLE);
+    const rows = tableOf(want);
+    assert.deepEqual(shown.map((r) => [r.word, r.allclose]), rows.map((r) => [r.word, r.allclose]), `${model}: the verdict table`);
+    const figures = [...want.pairs, want.mean];
+    figures.forEach((f, i) => {
+      if (Math.abs(f.cosine_distance) >= 1e-12) assert.equal(shown[i].cosine, sig(f.cosine_distance), `${model}: row ${i}'s cosine distance`);
+    });
+    const text = await driver.run(`return [...document.querySelectorAll('#checkpoint .ck-figure, #checkpoint .ck-row')]
+      .map((e) => e.textContent)`);
+    assert.ok(text.includes(`cosine similarity of the mean last hidden state${sig(want.mean_cosine_similarity)}`), `${model}: ${text}`);
+    assert.ok(text.includes(`after A${want.next_a[0].text.trim()}p ${sig(want.next_a[0].probability, 3)}`), `${model}: ${text}`);
+    seenTexts[model] = shown.map((r) => r.allclose).join(' ');
+    const problems = await driver.run('return window.__problems ?? null');
+    assert.deepEqual([...problems, ...(await driver.problems())], [],
+      `${model}: the page reported problems`);
+  }
+  // bag, with neither positions nor mask, cannot tell the orders apart
+  assert.ok(/^(True ?)+$/.test(seenTexts.bag), `bag: ${seenTexts.bag}`);
+  assert.deepEqual(misses, []);
+  return seenTexts;
+}

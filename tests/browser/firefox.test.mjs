@@ -7,7 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { ARTIFACTS } from './harness.mjs';
-import { serveSite, walk, walkExercise2 } from './engines.mjs';
+import { serveSite, walk, walkExercise2, trainedModels } from './engines.mjs';
 
 const FIREFOX = '/usr/bin/firefox-esr';
 let site;
@@ -63,5 +63,13 @@ test('Firefox: the tour\'s exercise 2 on gpt, bag and nope, every claim the core
   const page = await browser.newPage();
   const times = await walkExercise2(driverFor(page), site);
   t.diagnostic(`ms to each step's model and question: ${JSON.stringify(times)}`);
+  await page.close();
+});
+
+test('Firefox: the models trained here (gpt, nope, bag) show the checkpoint module\'s verdicts, figure and answer', async (t) => {
+  const page = await browser.newPage();
+  const driver = driverFor(page);
+  const seen = await trainedModels(driver, site);
+  t.diagnostic(JSON.stringify(seen));
   await page.close();
 });

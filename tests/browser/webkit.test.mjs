@@ -12,7 +12,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { Builder } from 'selenium-webdriver';
 import { ARTIFACTS } from './harness.mjs';
-import { serveSite, walk, walkExercise2 } from './engines.mjs';
+import { serveSite, walk, walkExercise2, trainedModels } from './engines.mjs';
 
 const DRIVER = '/usr/bin/WebKitWebDriver'; // package webkit2gtk-driver
 const MINIBROWSER = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser'; // package libwebkit2gtk-4.1-0
@@ -136,4 +136,9 @@ test('WebKit: True on open, False and 0.9416 with positions, the chart drawn, ty
 test('WebKit: the tour\'s exercise 2 on gpt, bag and nope, every claim the core\'s', async (t) => {
   const times = await walkExercise2(webkit, site);
   t.diagnostic(`ms to each step's model and question: ${JSON.stringify(times)}`);
+});
+
+test('WebKit: the models trained here (gpt, nope, bag) show the checkpoint module\'s verdicts, figure and answer', async (t) => {
+  const seen = await trainedModels(webkit, site);
+  t.diagnostic(JSON.stringify(seen));
 });

@@ -156,3 +156,66 @@ test('the loader opens a model once, gives it back when the state leaves it, and
   // GPT-2 with neither files nor a folder: nothing to open
   assert.throws(() => loader.open(form.withModel(gpt, 'gpt2')), /choose its files/);
 });
+
+// The page's model (web/app/model.js) with its checkpoints' part
+// (web/app/checkpoint_model.js): the same verdicts as the lab, results of
+// two models with the same config kept apart, and the chart computed in
+// slices equal to the lab's sweep and thresholds, with the verdicts' runs
+// in between leaving the stepped sweep be.
+test('the page\'s model runs a checkpoint: verdicts, keys per model, the chart in slices with runs between them', async () => {
+  const { Model } = await import(`${ROOT}web/app/model.js`);
+  const { CheckpointModels, STEP_SLICE_MS } = await import(`${ROOT}web/app/checkpoint_model.js`);
+  const { SWEEP, COARSE_SWEEP, thresholdFor } = await import(`${ROOT}web/app/sweep.js`);
+  const model = new Model(lab, form);
+  model.ck = new CheckpointModels(model, { SWEEP, COARSE_SWEEP, thresholdFor }, { base: BASE });
+  model.ckLoading = Promise.resolve(model.ck);
+  const A = 'dog bites man . who bites ?';
+  const B = 'man bites dog . who bites ?';
+  const gpt = { ...form.withModel(form.defaultState(), 'gpt'), a: A, b: B };
+  assert.equal(model.checkpointReady(gpt), null);
+  assert.equal(model.runIsQuick(gpt), false, 'nothing runs while it is being read');
+  assert.equal(await model.ck.read(gpt), true);
+  assert.ok(model.checkpointReady(gpt));
+  const config = model.configOf(gpt);
+  const direct = lab.run(config);
+  assert.deepEqual(model.verdict(gpt), direct);
+
+  // the chart in slices (the runner a sweep worker would be); a verdict
+  // run (a slider step) in the page's turn between slices
+  model.calibrate(); // (as the page does: a long chart then shows a coarse curve first)
+  let slices = 0;
+  let sweeps = 0;
+  let turns = true;
+  const turning = (async () => {
+    while (turns) {
+      await new Promise((resolve) => { setTimeout(resolve, 0); });
+      slices += 1;
+      model.verdict({ ...gpt, scale: 1 + slices / 1000 });
+    }
+  })();
+  model.ck.latest = () => gpt;
+  await model.chartDataOffThread(gpt, model.ck.runner.call, { onSweep: () => { sweeps += 1; } });
+  turns = false;
+  await turning;
+  assert.equal(sweeps, 2, 'the coarse curve, then the sweep');
+  assert.ok(slices > 2, `${slices} slices`);
+  const want = lab.run({ ...config, sweep: SWEEP }).sweep;
+  assert.deepEqual(model.cachedSweep(gpt), want, 'the sweep in slices is the lab\'s, with runs between them');
+  assert.deepEqual(model.coarseSweep(gpt), lab.run({ ...config, sweep: COARSE_SWEEP }).sweep);
+  for (const pair of [gpt.word, -1]) {
+    // (lab.threshold, delegated to the open checkpoint, searched where the model searches)
+    assert.equal(model.cachedThreshold(gpt, pair), thresholdFor(lab, config, want, pair), `threshold ${pair}`);
+  }
+  assert.ok(STEP_SLICE_MS <= 10);
+
+  // nope with gpt's config: another model, another key, other numbers
+  const nope = { ...gpt, model: 'nope' };
+  assert.equal(JSON.stringify(model.configOf(nope)), JSON.stringify(config));
+  assert.equal(model.checkpointReady(nope), null, 'gpt is open, not nope');
+  assert.equal(model.cachedRun(nope), undefined, 'gpt\'s result is not nope\'s');
+  assert.equal(await model.ck.read(nope), true);
+  const nopeResult = model.verdict(nope);
+  assert.notDeepEqual(nopeResult.pairs, direct.pairs);
+  assert.equal(model.checkpointReady(gpt), null, 'gpt was given back');
+  model.ck.loader.release();
+});

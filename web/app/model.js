@@ -1,7 +1,7 @@
 // model.js - the computation behind the page, with no DOM: turns the state
 // into the lab's config, runs the verdict on every change and the sweep only
 // when something other than the magnitude changed (both cached).
-import { MAX_SENTENCE_CHARS, NUL_PROBLEM, wordsOf } from './state.js';
+import { MAX_SENTENCE_CHARS, NUL_PROBLEM, wordsOf, isCheckpointModel } from './state.js';
 import { SWEEP, COARSE_SWEEP, thresholdFor } from './sweep.js';
 
 // The ranges and the threshold search live in sweep.js, which the sweep
@@ -70,7 +70,15 @@ const REFERENCE_MS_PER_WORK = 8e-5;
 // Without positions nothing depends on the magnitude, and the core computes
 // one point of the head's sweep for all.
 const chartWork = (state, count = SWEEP.count) => (isTransformer(state) ? count * runWork(state)
+  : isCheckpoint(state) ? Infinity
   : sweepWork(state) * ((state.positions === false ? 1 : count) / SWEEP.count));
+
+// A checkpoint (a model trained here, GPT-2) runs in a module of its own on
+// this thread. Its part of the model (opening it, its chart in steps, a
+// coarse curve first: app/checkpoint_model.js) loads with the first one
+// chosen, as this.ck. No worker holds its weights, and its chart is never
+// computed with the verdicts: its work counts as endless here.
+const isCheckpoint = (state) => isCheckpointModel(state.model);
 
 // A small map that forgets its oldest entries.
 class Cache {
@@ -110,6 +118,26 @@ export class Model {
     this.offThread = null; // the request it is computing: {key, promise, onSweep}
     this.swept = { page: 0, worker: 0 }; // the chart's sweeps computed on this thread and in a worker (for ?debug)
     this.running = null; // the transformer run in the worker: {key, full, promise}
+    this.ck = null; // the checkpoints' part, once one was chosen (app/checkpoint_model.js)
+  }
+
+  // The checkpoints' part, loaded the first time it is needed.
+  checkpoints() {
+    return (this.ckLoading ??= import('./checkpoint_model.js').then(({ CheckpointModels }) =>
+      (this.ck = new CheckpointModels(this, { SWEEP, COARSE_SWEEP, thresholdFor }))));
+  }
+
+  // The open checkpoint for a checkpoint state, or null while it is not in.
+  checkpointReady(state) {
+    return this.ck?.ready(state) ?? null; // (the loader's answer is null for the others)
+  }
+
+  // The key the state's results are cached under: its config, and for a
+  // checkpoint which opening of a model (GPT-2 from other files has the
+  // same config). Nothing is cached for one still being read.
+  keyOf(config, state) {
+    const ck = this.checkpointReady(state);
+    return (ck ? `${this.ck.number(ck)}#` : '') + JSON.stringify(config);
   }
 
   // What a unit of the state's chart work costs (chartWork) on this thread,
@@ -124,6 +152,7 @@ export class Model {
   // Notes how long `ms` the chart's work for `state` took, on this thread
   // or (`inWorker`) in the sweep worker.
   learnChart(state, ms, count = SWEEP.count, inWorker = false) {
+    if (isCheckpoint(state)) return; // (timed with the page's work between its slices)
     const perWork = ms / chartWork(state, count);
     if (isTransformer(state)) this.msPerChartRunWork = perWork;
     else if (inWorker) this.workerMsPerWork = perWork;
@@ -165,7 +194,7 @@ export class Model {
   // The verdicts for the state: the CLI's JSON result (no sweep).
   verdict(state) {
     const config = this.configOf(state);
-    const key = JSON.stringify(config);
+    const key = this.keyOf(config, state);
     return this.runs.get(key) ?? this.runs.set(key, this.timed(state, () => this.lab.run(config)));
   }
 
@@ -179,15 +208,16 @@ export class Model {
   }
 
   // Whether the state's verdicts belong on this thread: always for the
-  // head; for the transformer, when its run should fit in QUICK_RUN_MS.
+  // head, and for a checkpoint once it is open; for the transformer, when its run should fit in QUICK_RUN_MS.
   runIsQuick(state) {
+    if (isCheckpoint(state)) return Boolean(this.checkpointReady(state)); // (no worker holds one)
     return !isTransformer(state) || (this.msPerRunWork ?? PRIOR_MS_PER_RUN_WORK) * runWork(state) <= QUICK_RUN_MS;
   }
 
   // The cached result for the state (with the outputs and attention
   // matrices if `full`), or undefined.
   cachedRun(state, full = false) {
-    return (full ? this.fulls : this.runs).get(JSON.stringify(this.configOf(state)));
+    return (full ? this.fulls : this.runs).get(this.keyOf(this.configOf(state), state));
   }
 
   // Runs the state in a worker (`call`: browser/sweeper.js's) and caches
@@ -237,7 +267,7 @@ export class Model {
   // cache, so an open heatmap costs no second run per slider step.
   full(state) {
     const config = this.configOf(state);
-    const key = JSON.stringify(config);
+    const key = this.keyOf(config, state);
     const cached = this.fulls.get(key);
     if (cached) return cached;
     const result = this.timed(state, () => this.lab.run({ ...config, full: true }));
@@ -261,7 +291,7 @@ export class Model {
   // The sweep does not depend on the magnitude, so its key leaves it out.
   sweepKey(state) {
     const { scale, ...rest } = this.configOf(state);
-    return JSON.stringify(rest);
+    return this.keyOf(rest, state);
   }
 
   // The cached sweep for the state, or undefined if it has to be computed.
@@ -410,10 +440,12 @@ export class Model {
     // transformer's with it too, in the same words); its own run then goes
     // to a worker.
     const next = { ...state, [name]: field.sentence ? field.text : state[name] };
+    // (so is a checkpoint's text while the checkpoint is being read)
     const quick = this.runIsQuick(next);
     let result;
     try {
-      result = quick ? this.timed(next, () => this.lab.run(field.config)) : this.lab.run({ ...field.config, model: 'head' });
+      result = quick ? this.timed(next, () => this.lab.run(field.config))
+        : this.lab.run({ ...field.config, model: 'head', ...(isCheckpoint(next) && { scheme: 'none', prefix_space: null }) });
     } catch (e) {
       return this.refusal(field, e);
     }
@@ -444,7 +476,10 @@ export class Model {
   // (`cache`: the run for that state, or null).
   accepted(state, name, raw, { key, sentence }, result, cache = result) {
     const value = sentence ? raw : (result.config[key] || 0); // the core's reading; no -0
-    if (cache) this.runs.set(JSON.stringify(this.configOf({ ...state, [name]: value })), cache);
+    if (cache) {
+      const next = { ...state, [name]: value };
+      this.runs.set(this.keyOf(this.configOf(next), next), cache);
+    }
     return { value };
   }
 }

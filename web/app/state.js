@@ -230,7 +230,8 @@ export function createStateForm(core, { tourSteps }) {
       ...row,
       fallback: (s) => wordsOf(s.a).length - 1,
       read: numberReader(0, last, true, `a word number from 0 to ${last}`),
-      check: (v, s) => (v < wordsOf(s.a).length ? null : `sentence A has no word number ${v}`),
+      // (a checkpoint follows a token, and tokens can outnumber the words)
+      check: (v, s) => (v < wordsOf(s.a).length || isCheckpointModel(s.model) ? null : `sentence A has no word number ${v}`),
     };
   }
 

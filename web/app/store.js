@@ -14,7 +14,7 @@
 //
 // Every update returns a new value and never changes its argument, so a view
 // can compare what it was given last time with what it is given now.
-import { wordsOf } from './state.js';
+import { wordsOf, isCheckpointModel } from './state.js';
 
 const without = (refused, ...names) => {
   const next = { ...refused };
@@ -24,6 +24,8 @@ const without = (refused, ...names) => {
 
 // The word followed on the chart stays a word of sentence A.
 function keepWordInRange(lab) {
+  // (a checkpoint's tokens can outnumber the words: its views keep it in range)
+  if (isCheckpointModel(lab.model)) return lab;
   const last = wordsOf(lab.a).length - 1;
   return lab.word > last ? { ...lab, word: last } : lab;
 }

@@ -59,8 +59,22 @@ function sectionMarkup() {
   ];
 }
 
+// The model group's notes on the transformer, which come with this view
+// (the page's markup has empty paragraphs for them).
+const NOTES = {
+  'model-hint': 'With no positions and no mask, every word stays True through every block: depth, LayerNorm and the ' +
+    'MLPs keep the identity. With the causal mask it is False even with no positions: GPT-2 is a causal decoder, and ' +
+    'the mask alone tells it the order.',
+  'weight-std-hint': 'Why it matters: at GPT-2’s 0.02 every attention is nearly uniform before training, so relative ' +
+    'schemes (RoPE, ALiBi) barely move the outputs; at 1 it is peaked.',
+};
+
 export function createBlocks(root) {
   root.append(...sectionMarkup());
+  for (const [id, text] of Object.entries(NOTES)) {
+    const note = document.getElementById(id);
+    if (note && !note.textContent) note.textContent = text;
+  }
   const chart = root.querySelector('#blocks-chart');
   const story = root.querySelector('#blocks-story');
   const caption = root.querySelector('#blocks-chart-label');

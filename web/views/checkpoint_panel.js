@@ -1,94 +1,211 @@
-// checkpoint_panel.js - the view of a checkpoint model (the models trained
-// here, GPT-2): both sentences' tokens with their ids and which were
-// paired, each pair's verdict, what the model says next, and exercise 2's
-// figure. Loaded the first time a checkpoint model is chosen; it opens the
-// model's folder through the loader and draws when it is in.
-import { loaderFor } from '../app/checkpoints.js';
-import { TRAINED_MODELS } from '../app/state.js';
+// checkpoint_panel.js - what a checkpoint model (the models trained here,
+// GPT-2) has beyond the page's other views, loaded the first time one is
+// chosen: in the controls, its position table in place of the random
+// models' schemes and each model's line; in the
+// results, both sentences as the model's tokens (with ids, and which were
+// paired), exercise 2's figure and what the model says next. The verdicts,
+// the chart, the blocks and the heatmaps are the page's own views.
+import { TRAINED_AS, TRAINED_MODELS } from '../app/state.js';
 import { sig } from '../app/format.js';
+import { setText, setHidden, setChecked, el } from './dom.js';
 import { track } from '../browser/loading.js';
 
-export function createCheckpointPanel(doc, { lab, form, rerender }) {
-  const section = doc.createElement('section');
+// Each model's line under its choice, shown when it is chosen (the page's
+// markup has only the names: these come with this file).
+const LINES = {
+  gpt: 'a tiny GPT-2 trained here, with positions and a causal mask: take each away and see which one told it the order',
+  nope: 'trained here with a causal mask and no positions (its table is all zeros): the mask alone tells it the order',
+  bag: 'trained here with neither: every token sees every token, so it answers both orders alike',
+  gpt2: 'GPT-2 small from its own files, with its learned positions and causal mask',
+};
+
+const quoted = (text) => `“${text}”`;
+
+// model: app/model.js's; store: the page's ({get, dispatch}); render: the
+// page's one render; set: app/store.js's update of a few properties;
+// showWords: the controls' word picker's.
+export function createCheckpointView(doc, { model, store, render, set, showWords }) {
+  const rerender = () => render(store.get());
+  const latest = () => store.get().lab;
+  const $ = (id) => doc.getElementById(id);
+
+  // In the scheme group: the model's own table, the one choice it has.
+  const scheme = el('label', 'choice ck-scheme');
+  const radio = el('input');
+  Object.assign(radio, { type: 'radio', name: 'scheme-checkpoint', value: 'learned', checked: true });
+  const schemeName = el('span', 'choice-name');
+  const schemeHint = el('span', 'choice-hint');
+  scheme.append(radio, schemeName, schemeHint);
+  const schemeChoices = $('scheme-choices');
+  schemeChoices.append(scheme);
+
+  // In the model group: each checkpoint model's line, in its choice.
+  for (const input of doc.querySelectorAll('input[name="model"]')) {
+    if (LINES[input.value] && !input.parentElement.querySelector('.choice-hint')) {
+      input.parentElement.append(el('span', 'choice-hint', LINES[input.value]));
+    }
+  }
+
+  // The leading-space switch, beside the tokens it changes.
+  const spaceBox = el('div', 'ck-space');
+  const spaceSwitch = el('label', 'switch');
+  const space = el('input');
+  Object.assign(space, { type: 'checkbox', id: 'space' });
+  space.setAttribute('role', 'switch');
+  space.setAttribute('aria-describedby', 'space-hint');
+  const trackLine = el('span', 'switch-track');
+  trackLine.setAttribute('aria-hidden', 'true');
+  const spaceState = el('span', 'switch-state');
+  spaceState.setAttribute('aria-hidden', 'true');
+  spaceSwitch.append(space, trackLine, el('span', 'switch-label', 'Space before each sentence'), spaceState);
+  const spaceHint = el('p', 'hint');
+  spaceHint.id = 'space-hint';
+  spaceBox.append(spaceSwitch, spaceHint);
+  space.addEventListener('change', () => store.dispatch(set, { space: space.checked }));
+
+  // In the results, after the verdicts: tokens, the figure, what it says.
+  const section = el('section', 'ck-section');
   section.id = 'checkpoint';
-  section.setAttribute('aria-live', 'polite');
-  doc.getElementById('verdicts').before(section);
-  const loader = loaderFor(lab);
-  let failed = null; // {key, message}
+  section.setAttribute('aria-labelledby', 'checkpoint-title');
+  const title = el('h2', '', 'The model’s tokens and answer');
+  title.id = 'checkpoint-title';
+  const size = el('p', 'ck-size');
+  const tokens = el('div', 'ck-tokens');
+  const figure = el('p', 'ck-figure');
+  const says = el('div', 'ck-says');
+  section.append(title, size, tokens, spaceBox, figure, says);
+  section.hidden = true;
+  $('verdicts').after(section);
 
-  const el = (tag, text, className) => {
-    const e = doc.createElement(tag);
-    if (text !== undefined) e.textContent = text;
-    if (className) e.className = className;
-    return e;
-  };
-  const tokenList = (label, tokens, pairedWith) => {
-    const p = el('p', `${label}: `, 'ck-tokens');
-    tokens.forEach((t, i) => {
-      const span = el('span', `${JSON.stringify(t.text)} ${t.id}`, pairedWith(i) === null ? 'ck-token unpaired' : 'ck-token');
-      p.append(span, i + 1 < tokens.length ? ' | ' : '');
+  let drawn = null;
+
+  // One sentence's tokens: each piece (spaces shown as ␣) with its id;
+  // those without a partner in the other sentence dimmed.
+  function tokenRow(label, list, paired) {
+    const row = el('p', 'ck-row');
+    row.append(el('span', 'ck-label', label));
+    list.forEach((t, i) => {
+      const chip = el('span', paired(i) ? 'ck-token' : 'ck-token unpaired');
+      chip.append(el('span', 'ck-piece', t.text.replace(/ /g, '␣')), el('span', 'ck-id', String(t.id)));
+      chip.title = paired(i) ? `token ${i} of this sentence, id ${t.id}` : `token ${i}, id ${t.id}: no partner in the other sentence`;
+      row.append(chip);
     });
-    return p;
-  };
+    return row;
+  }
 
-  function draw(result, state) {
-    const pairedB = new Set(result.pairs.map((p) => p.index_b).filter((j) => j !== null));
-    const rows = result.pairs.map((p) => el('li', p.index_b === null ? `${JSON.stringify(p.word)} (A ${p.index_a}): no partner in B`
-      : `${JSON.stringify(p.word)} (A ${p.index_a}, B ${p.index_b}): ${p.allclose ? 'True' : 'False'}, cosine distance ${sig(p.cosine_distance)}`));
-    const says = (name, next) => (TRAINED_MODELS.includes(state.model)
-      ? el('p', `answer after ${name}: ${next[0].text.trim()} (probability ${sig(next[0].probability)})`, 'ck-answer')
-      : el('p', `next after ${name}: ${next.map((t) => `${JSON.stringify(t.text)} ${sig(t.probability)}`).join(', ')}`, 'ck-answer'));
-    section.replaceChildren(
-      el('h2', `Model ${state.model}: ${result.checkpoint.n_layer} blocks, ${result.checkpoint.n_embd} wide`),
-      tokenList('tokens A', result.tokens_a, (i) => result.pairs[i]?.index_b ?? null),
-      tokenList('tokens B', result.tokens_b, (j) => (pairedB.has(j) ? j : null)),
-      el('ul', undefined, 'ck-pairs'),
-      el('p', `mean: ${result.mean.allclose ? 'True' : 'False'}`, 'ck-mean'),
-      el('p', `cosine similarity of the mean last hidden state: ${sig(result.mean_cosine_similarity)}`, 'ck-figure'),
-      says('A', result.next_a), says('B', result.next_b),
-    );
-    section.querySelector('.ck-pairs').append(...rows);
+  // What the model says after each sentence: a trained model's answer (the
+  // most likely next token), GPT-2's five most likely next tokens. Built
+  // when the tokens said change; a slider step rewrites the probabilities.
+  function saysRows(result, state) {
+    const trained = TRAINED_MODELS.includes(state.model);
+    const head = el('p', 'ck-says-head', trained ? 'Its answer (the most likely next token)' : 'Its five most likely next tokens');
+    const rows = [['A', result.next_a], ['B', result.next_b]].map(([name, next]) => {
+      const row = el('p', 'ck-row');
+      row.append(el('span', 'ck-label', `after ${name}`));
+      for (const t of trained ? next.slice(0, 1) : next) {
+        const chip = el('span', 'ck-next');
+        chip.append(el('span', 'ck-piece', t.text.trim() === '' ? t.text.replace(/ /g, '␣') : t.text.trim()), el('span', 'ck-prob'));
+        row.append(chip);
+      }
+      return row;
+    });
+    return [head, ...rows];
+  }
+
+  function saysProbabilities(result, state) {
+    const shown = TRAINED_MODELS.includes(state.model) ? 1 : 5;
+    const probabilities = [...result.next_a.slice(0, shown), ...result.next_b.slice(0, shown)].map((t) => `p ${sig(t.probability, 3)}`);
+    says.querySelectorAll('.ck-prob').forEach((node, k) => setText(node, probabilities[k]));
+  }
+
+  // The story line over the verdicts for a checkpoint, said from the live
+  // result: which of positions and mask is there to tell the order, and
+  // whether the model's outputs tell the sentences apart.
+  function story(result, state) {
+    const told = result.mean.allclose ? 'its outputs do not tell the two sentences apart (the mean is True)'
+      : 'its outputs tell the two sentences apart (the mean is False)';
+    const table = result.checkpoint.trained_positions;
+    const mask = state.causal ? 'the causal mask lets each token see only itself and the tokens before it'
+      : 'there is no mask: every token sees every token';
+    if (state.positions && table) {
+      return `Positional information is on (its learned position table at magnitude ${sig(state.scale)}), and ${mask}: ${told}.`;
+    }
+    const none = state.positions ? 'This model was trained without positions: its position table is all zeros, so ' +
+      'switching positions on adds nothing' : 'Positional information is off';
+    return `${none}, and ${mask}. ${state.causal ? 'The mask alone is left to carry the order' : 'Nothing is left to carry the order'}: ${told}.`;
   }
 
   return {
-    // The open checkpoint for the state, or null while it loads (the tour
-    // and the lesson run it themselves).
-    ready: (state) => loader.ready(state),
-    // Draws the state's checkpoint model, opening it first if needed.
-    render(state) {
-      section.hidden = false;
-      const ck = loader.ready(state);
-      if (!ck && state.model === 'gpt2' && !state.checkpoint) { // opened by views/model_files.js, which says how it goes
-        section.hidden = true;
-        return;
-      }
-      if (!ck) {
-        const key = state.model;
-        if (failed?.key === key) return;
-        section.replaceChildren(el('p', `Reading model ${key}…`));
-        let opening;
-        try {
-          opening = loader.open(state);
-        } catch (e) { // GPT-2 with no files chosen yet
-          opening = Promise.reject(e);
-        }
-        track(opening.then(rerender, (e) => {
-          if (e?.name === 'AbortError') return;
-          failed = { key, message: e.message };
-          section.replaceChildren(el('p', `Model ${key} could not be opened: ${e.message}`, 'error'));
-        }));
-        return;
-      }
-      try {
-        draw(lab.run(form.configOf(state)), state);
-      } catch (e) {
-        section.replaceChildren(el('p', e.message, 'error'));
-      }
+    // Opens the state's checkpoint (app/checkpoint_model.js's read), and
+    // renders the page again when it is in. Returns why it could not be
+    // opened, or null while it is being read.
+    read(state) {
+      const failed = model.ck?.failure(state);
+      if (failed) return failed;
+      // GPT-2 from the student's files is opened by views/model_files.js, which says how it goes
+      if (state.model === 'gpt2' && !state.checkpoint) return 'GPT-2: its verdicts come once its files are read';
+      track(model.checkpoints().then((ck) => {
+        ck.latest = latest; // (so that its chart gives way when the page moves on)
+        return ck.read(state);
+      })).then((read) => read && rerender());
+      return null;
     },
-    // Gives the checkpoint back when the state leaves it.
-    follow(state) {
-      loader.follow(state);
-      if (!section.hidden && !loader.ready(state) && !TRAINED_MODELS.includes(state.model) && state.model !== 'gpt2') section.hidden = true;
+
+    // The story line for a checkpoint's result (undefined for the others'):
+    // the verdicts view shows it in place of its own.
+    story: (result, state) => (result.checkpoint ? story(result, state) : undefined),
+
+    // The controls for the state's model: shown only for a checkpoint.
+    controls(state) {
+      model.ck?.loader.follow(state); // a checkpoint left behind gives its memory back
+      const trained = TRAINED_AS[state.model];
+      setHidden(scheme, !trained);
+      // the random models' schemes give way to the checkpoint's table (later.css)
+      schemeChoices.classList.toggle('ck-only', Boolean(trained));
+      if (!trained) return;
+      setText(schemeName, trained.positions ? 'Learned position table' : 'No position table');
+      setText(schemeHint, trained.positions
+        ? 'the position vectors it learned, added to each token’s vector; the magnitude scales them (1 = as trained)'
+        : 'it was trained without positions: its table is all zeros, so switching positions on adds nothing');
+      setChecked(space, state.space);
+      setText(spaceState, state.space ? 'on' : 'off');
+    },
+
+    // A result of any model: a checkpoint's tokens, figure and answers
+    // drawn (and its tokens offered to follow), nothing for the others'.
+    render(result, state) {
+      setHidden(section, !result.checkpoint);
+      if (!result.checkpoint) return;
+      showWords(state, result.pairs.map((p) => p.word));
+      // the first word's tokens with and without a space before it
+      const contrast = model.ck.spaceContrast(state);
+      if (drawn?.result === result && drawn.contrast === contrast) return;
+      const ck = result.checkpoint;
+      setText(size, `${state.model}: ${ck.n_layer} blocks of ${ck.n_head} heads, ${ck.n_embd} wide, ` +
+        `${ck.parameters.toLocaleString('en')} parameters; trained ${ck.trained_positions ? 'with' : 'without'} positions, ` +
+        `${ck.trained_causal ? 'with' : 'without'} the causal mask.`);
+      // The tokens change with the words, not with a slider step: rebuilt only then.
+      const tokenKey = JSON.stringify([result.tokens_a, result.tokens_b, result.pairs.map((p) => p.index_b)]);
+      if (drawn?.tokenKey !== tokenKey) {
+        const pairedB = new Set(result.pairs.map((p) => p.index_b));
+        tokens.replaceChildren(
+          tokenRow('A', result.tokens_a, (i) => result.pairs[i]?.index_b !== null),
+          tokenRow('B', result.tokens_b, (j) => pairedB.has(j)));
+      }
+      // exercise 2's figure, in the course's words
+      if (!figure.firstChild) {
+        figure.append(el('span', 'ck-figure-name', 'cosine similarity of the mean last hidden state'), el('span', 'ck-figure-value'));
+      }
+      setText(figure.lastChild, sig(result.mean_cosine_similarity));
+      const saysKey = JSON.stringify([state.model, ...[result.next_a, result.next_b].map((next) => next.map((t) => t.id))]);
+      if (drawn?.saysKey !== saysKey) says.replaceChildren(...saysRows(result, state));
+      saysProbabilities(result, state);
+      drawn = { result, contrast, tokenKey, saysKey };
+      if (contrast) {
+        const id = (list) => list.map((t) => t.id).join(' ');
+        setText(spaceHint, `Mid-sentence a word is a token with its space: ${quoted(` ${contrast.word}`)} is ` +
+          `${id(contrast.spaced)}, ${quoted(contrast.word)} is ${id(contrast.bare)}. On, the first word gets the token it has anywhere else.`);
+      }
     },
   };
 }

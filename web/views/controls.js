@@ -5,7 +5,7 @@
 // slider step.
 import { setText, setHidden, setAttr, setChecked, el } from './dom.js';
 import { sig } from '../app/format.js';
-import { wordsOf, excerpt, divisorsOf } from '../app/state.js';
+import { wordsOf, excerpt, divisorsOf, isCheckpointModel } from '../app/state.js';
 import { SCHEMES, choosable } from '../teach/schemes.js';
 
 // Typed fields: state property -> input id (its message has id `${id}-error`).
@@ -95,6 +95,8 @@ export function createControls(doc, form) {
     setChecked($('causal'), lab.causal);
     setText($('causal-state'), lab.causal ? 'on' : 'off');
     doc.documentElement.classList.toggle('positions-off', !lab.positions);
+    // (a checkpoint has its own position table instead: views/checkpoint_panel.js)
+    const checkpoint = isCheckpointModel(lab.model);
     const offered = choosable(form.schemes, lab.model);
     for (const radio of doc.querySelectorAll('input[name="scheme"]')) {
       setChecked(radio, radio.value === lab.scheme);
@@ -108,9 +110,15 @@ export function createControls(doc, form) {
     const position = Math.min(SLIDER.max, Math.max(SLIDER.min, exponent));
     if (doc.activeElement !== slider && Math.abs(Number(slider.value) - position) > 1e-9) slider.value = String(position);
     setAttr(slider, 'aria-valuetext', sig(lab.scale));
-    // The word to follow: one option per word of sentence A.
+    // The word to follow: one option per word of sentence A (a checkpoint's
+    // tokens once its result is in: showWords).
+    if (!checkpoint) showWords(lab, wordsOf(lab.a));
+    const presets = $('presets');
+    if (presets.value !== '') presets.value = ''; // the menu is an action, not a setting
+  }
+
+  function showWords(lab, words) {
     const select = $('plot-word');
-    const words = wordsOf(lab.a);
     const key = JSON.stringify(words);
     if (select.dataset.words !== key) {
       // Rewritten in place: a keystroke changes one word, not the list.
@@ -122,9 +130,8 @@ export function createControls(doc, form) {
       });
       select.dataset.words = key;
     }
-    if (select.value !== String(lab.word)) select.value = String(lab.word);
-    const presets = $('presets');
-    if (presets.value !== '') presets.value = ''; // the menu is an action, not a setting
+    const word = String(Math.min(lab.word, words.length - 1));
+    if (select.value !== word) select.value = word;
   }
 
   // The parts of a link that were not used, or nothing.
@@ -141,7 +148,7 @@ export function createControls(doc, form) {
     setHidden($('notice'), items.length === 0);
   }
 
-  return { render, showNotice };
+  return { render, showNotice, showWords };
 }
 
 // What stopped the page (or a part of it), in the startup box.

@@ -124,7 +124,10 @@ export function createHeatmaps(section, onChange) {
 
   // result: a `full` lab result.
   function render(result) {
-    const { sentence_a: wordsA, sentence_b: wordsB, offset_a: startA, offset_b: startB } = result.config;
+    // a checkpoint's rows are its tokens
+    const { offset_a: startA, offset_b: startB } = result.config;
+    const wordsA = result.tokens_a?.map((t) => t.text) ?? result.config.sentence_a;
+    const wordsB = result.tokens_b?.map((t) => t.text) ?? result.config.sentence_b;
     const h = pickHead(head, result.attention_heads_a.length);
     const A = result.attention_heads_a[h];
     const B = result.attention_heads_b[h];

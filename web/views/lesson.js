@@ -6,32 +6,36 @@
 // lab. Text reaches the DOM only through textContent.
 import { lesson, QUESTIONS, probability } from '../teach/lesson.js';
 import { sig } from '../app/format.js';
-import { TRAINED_MODELS, isCheckpointModel } from '../app/state.js';
-import { createCheckpointPanel } from './checkpoint_panel.js';
+import { TRAINED_MODELS } from '../app/state.js';
+import { createCheckpointView } from './checkpoint_panel.js';
 
-// The checkpoint model's views, as page.js loads them together: its panel
-// (views/checkpoint_panel.js) and this lesson, which also renders the tour's
-// step once the model is open. render(state, page) and follow(state) are
-// the panel's, with the lesson and the tour following.
-export function createCheckpointViews(doc, { lab, form, model, rerender, renderTour, tour }) {
-  const panel = createCheckpointPanel(doc, { lab, form, rerender });
-  const lesson = createLesson(doc, { form, model, renderTour, tour });
+// The checkpoint model's views, as page.js loads them together: its own
+// view (views/checkpoint_panel.js: controls, tokens, answers) and this
+// lesson, drawn with each result of a model trained here once it is open.
+// The tour's steps on it are the page's own render (page.js renderTour),
+// since a checkpoint goes through the page's one path. `options`:
+// createCheckpointView's, and form.
+export function createCheckpointViews(doc, options) {
+  const { form, model } = options;
+  const view = createCheckpointView(doc, options);
+  const lesson = createLesson(doc, { form, model });
   return {
-    render(state, page) {
-      panel.render(state);
-      lesson.follow(page, panel);
-    },
-    follow(state) {
-      panel.follow(state);
-      if (!isCheckpointModel(state.model)) lesson.hide();
+    ...view,
+    render(result, state) {
+      view.render(result, state);
+      // the lesson's three runs go to the open model through the page's model (cached)
+      if (result.checkpoint && TRAINED_MODELS.includes(state.model) && model.checkpointReady(state)) {
+        lesson.render(state.model, state, (changes) => model.verdict({ ...state, ...changes }));
+      } else {
+        lesson.hide();
+      }
     },
   };
 }
 
 // doc: the document; form: app/state.js's (for the links); model:
-// app/model.js's (its lab runs the open checkpoint); renderTour(page,
-// result, verdictOf, more) and tour (its on-demand panel): the page's.
-export function createLesson(doc, { form, model, renderTour, tour }) {
+// app/model.js's (its lab runs the open checkpoint).
+export function createLesson(doc, { form, model }) {
   const section = doc.createElement('section');
   section.id = 'lesson';
   section.className = 'lesson';
@@ -105,29 +109,6 @@ export function createLesson(doc, { form, model, renderTour, tour }) {
     },
     hide() {
       section.hidden = true;
-    },
-    // On a checkpoint model (page.js's render): the tour's step and this
-    // lesson, once `panel` (views/checkpoint_panel.js) has the model open.
-    // Their runs go to the open model itself: each model's own numbers,
-    // however the page caches checkpoint results.
-    follow(page, panel) {
-      const { lab } = page;
-      if (!panel?.ready(lab)) {
-        this.hide();
-        tour.get()?.hide(); // until the step's model is in: no choices of the step before meanwhile
-        return;
-      }
-      const verdictOf = (changes) => model.lab.run(model.configOf({ ...lab, ...changes }));
-      let result;
-      try {
-        result = verdictOf({});
-      } catch {
-        return; // the panel says why
-      }
-      // the tour's GPT-2 step shows while GPT-2 is open
-      doc.getElementById('lab').classList.toggle('veiled', renderTour(page, result, verdictOf, { gpt2: lab.model === 'gpt2' }));
-      if (TRAINED_MODELS.includes(lab.model)) this.render(lab.model, lab, verdictOf);
-      else this.hide();
     },
   };
 }

@@ -51,7 +51,7 @@ export function createPermutation(section) {
       setText(badge, 'not a reordering');
       return;
     }
-    const wordsA = result.config.sentence_a;
+    const wordsA = result.pairs; // (a checkpoint's: its tokens)
     const moves = result.pairs.map((p) => `${quoted(p.word)} ${p.index_a}→${p.index_b}`).join(', ');
     setText(order, `Sentence B is sentence A reordered: ${moves} (word: position in A → position in B).`);
 

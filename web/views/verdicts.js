@@ -256,9 +256,11 @@ export function createVerdicts(root) {
     flushTimer = setTimeout(flush, DEFER_MS);
   }
 
-  function render(result, state) {
-    const wordsA = result.config.sentence_a;
-    const wordsB = result.config.sentence_b;
+  // `told`: the story line in another view's words (a checkpoint's), or undefined.
+  function render(result, state, told) {
+    // a checkpoint compares tokens (GPT-2's pieces), not words
+    const wordsA = result.pairs;
+    const wordsB = result.tokens_b?.map((t) => t.text) ?? result.config.sentence_b;
     const selected = Math.min(state.word, result.pairs.length - 1);
     const pair = result.pairs[selected];
 
@@ -275,7 +277,7 @@ export function createVerdicts(root) {
     setVerdict(meanCard.querySelector('.card-verdict'), result.mean.allclose);
     setText(meanCard.querySelector('.card-text'), cardText(result.mean));
 
-    setText(storyLine, story(result, state, pair.index_b === null ? null : pair));
+    setText(storyLine, told ?? story(result, state, pair.index_b === null ? null : pair));
     const said = (x) => (x ? 'True' : 'False');
     setText(status, `${pair.index_b === null ? `${quoted(pair.word)} has no partner in sentence B`
       : `${quoted(pair.word)}: np.allclose ${said(pair.allclose)}`}. Sentence mean: np.allclose ${said(result.mean.allclose)}.`);

@@ -1,0 +1,157 @@
+// checkpoint_model.js - the checkpoint models' part of the page's model
+// (app/model.js), with no DOM, loaded the first time one is chosen: the
+// loader that opens them (one at a time), the keys their results are cached
+// under, the tokens the leading-space switch is about, and their chart,
+// computed on this thread in slices (no worker holds their weights).
+import { CheckpointLoader, loaderFor } from './checkpoints.js';
+import { wordsOf } from './state.js';
+
+// A slice of a chart computed in steps ends after this long, and the page's
+// input and frames come in between (a model trained here: 2 to 6 sweep
+// points a slice; GPT-2 small: one block of one sentence, which is longer).
+export const STEP_SLICE_MS = 8;
+
+// Resolves in a task of its own: a message, not a timer, since nested
+// timers are held back to 4 ms each.
+const nextTask = () => new Promise((resolve) => {
+  if (typeof MessageChannel !== 'function') { setTimeout(resolve, 0); return; }
+  const channel = new MessageChannel();
+  channel.port1.onmessage = () => { channel.port1.close(); resolve(); };
+  channel.port2.postMessage(null);
+});
+
+export class CheckpointModels {
+  // model: app/model.js's Model, whose lab and caches these share; ranges:
+  // {SWEEP, COARSE_SWEEP, thresholdFor} (app/sweep.js's, handed over so that
+  // the page's bundle does not split that file off for this one).
+  // `options`: a CheckpointLoader's of its own (tests), else the lab's shared one.
+  constructor(model, ranges, options) {
+    this.model = model;
+    this.ranges = ranges;
+    // the page's one loader (views/model_files.js opens GPT-2's files through it too)
+    this.loader = options ? new CheckpointLoader(model.lab, options) : loaderFor(model.lab);
+    this.reading = null; // the key of the checkpoint being read
+    this.failures = new Map(); // key -> why it could not be opened
+    this.opened = new WeakMap(); // open checkpoint -> its number, so keys tell two openings apart
+    this.count = 0;
+    this.tokenized = new Map(); // spaceContrast's: opening#word -> its tokens
+    this.latest = null; // the state the page is at (set by the page's view of a checkpoint)
+  }
+
+  // The open checkpoint for a checkpoint state, or null: the loader's
+  // answer, kept while the state's model and the loader's checkpoint stay
+  // (the page asks several times a slider step, and each answer resolves
+  // a URL).
+  ready(state) {
+    const memo = this.memo;
+    const { held } = this.loader;
+    if (memo && memo.held === held && memo.checkpoint === held?.checkpoint && memo.model === state.model &&
+        memo.folder === state.checkpoint) return memo.ck;
+    const ck = this.loader.ready(state);
+    this.memo = { held, checkpoint: held?.checkpoint, model: state.model, folder: state.checkpoint, ck };
+    return ck;
+  }
+
+  // Opens the state's checkpoint (CheckpointLoader.open's options: files,
+  // onProgress); resolves to it. A second call shares the first's reading.
+  open(state, options) {
+    return this.loader.open(state, options);
+  }
+
+  // Which opening of a model `ck` is (1, 2, ...), so that two openings
+  // (GPT-2 from other files has the same config) never share a cache key.
+  number(ck) {
+    if (!this.opened.has(ck)) {
+      this.opened.set(ck, ++this.count);
+    }
+    return this.opened.get(ck);
+  }
+
+  // Reads the state's checkpoint for the page: resolves to true once it is
+  // in or has failed (failure() then says why), to false when another
+  // model was chosen meanwhile, and at once to false if it is being read
+  // already (the first call's promise says when).
+  read(state) {
+    const key = `${state.model}#${state.checkpoint}`;
+    if (this.reading === key) return Promise.resolve(false);
+    this.reading = key;
+    return this.open(state).then(() => true, (e) => {
+      if (e?.name === 'AbortError') return false;
+      this.failures.set(key, `Model ${state.model} could not be opened: ${e.message}`);
+      return true;
+    }).finally(() => { if (this.reading === key) this.reading = null; });
+  }
+
+  // Why the state's checkpoint could not be opened, or null.
+  failure(state) {
+    return this.failures.get(`${state.model}#${state.checkpoint}`) ?? null;
+  }
+
+  // The first word of sentence A as the open checkpoint's tokens, with and
+  // without a space before it (what the leading-space switch changes):
+  // {word, spaced, bare}, or null.
+  spaceContrast(state) {
+    const ck = this.ready(state);
+    const word = wordsOf(state.a)[0];
+    if (!ck || !word) return null;
+    const key = `${this.number(ck)}#${word}`;
+    if (!this.tokenized.has(key)) {
+      this.tokenized.set(key, { word, spaced: ck.tokenize(word, { prefixSpace: true }), bare: ck.tokenize(word, { prefixSpace: false }) });
+    }
+    return this.tokenized.get(key);
+  }
+
+  // The chart's work for a checkpoint, shaped as a sweep worker is
+  // (browser/sweeper.js's available() and call(request, partial), with
+  // app/sweep.js's request), so that the model's chartDataOffThread and the
+  // page's scheduling serve it as they serve the head's worker: the coarse
+  // curve first when asked, the sweep, then the thresholds. It runs on this
+  // thread, since no worker holds the checkpoint's weights, in slices of
+  // about STEP_SLICE_MS with the page's input and frames in between; its
+  // sweeps step on a lab of their own (Checkpoint.runSteps), so the
+  // verdicts' runs between two slices leave them be. It is dropped
+  // ({stale}, as a worker's) at its next slice when the page has moved on
+  // to another chart (this.latest(): the state the page is at) or asked for
+  // another.
+  get runner() {
+    const { SWEEP, COARSE_SWEEP, thresholdFor } = this.ranges;
+    const { model } = this;
+    return (this.runnerMade ??= {
+      available: () => true,
+      call: async ({ config, range, pairs, sweep: given, coarse }, partial) => {
+        const mine = {};
+        this.computing = mine;
+        const key = this.latest && model.sweepKey(this.latest());
+        const dropped = () => this.computing !== mine || (key && model.sweepKey(this.latest()) !== key);
+        let t0 = performance.now();
+        const between = async () => {
+          if (performance.now() - t0 < STEP_SLICE_MS) return;
+          await nextTask();
+          if (dropped()) throw { stale: true }; // eslint-disable-line no-throw-literal
+          t0 = performance.now();
+        };
+        const sweepOf = async (points) => {
+          const steps = model.lab.runSteps({ ...config, sweep: points });
+          for (;;) {
+            const step = steps.next();
+            if (step.done) return step.value.sweep;
+            await between();
+          }
+        };
+        let sweep = given;
+        if (!sweep && coarse) partial({ sweep: await sweepOf(COARSE_SWEEP), coarse: true });
+        if (!sweep) {
+          sweep = await sweepOf(range ?? SWEEP);
+          partial({ sweep });
+        }
+        const thresholds = [];
+        for (const pair of pairs) {
+          await nextTask();
+          if (dropped()) throw { stale: true }; // eslint-disable-line no-throw-literal
+          thresholds.push([pair, thresholdFor(model.lab, config, sweep, pair)]);
+        }
+        return thresholds;
+      },
+    });
+  }
+}
