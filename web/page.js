@@ -253,7 +253,10 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     retireTransformer(lab);
     showPending(pending, lab, problem);
     if (!shown) { // the first result is still being computed (or its model could not be opened)
-      if (problem) setAttr(doc.documentElement, 'data-ready', 'true');
+      if (problem) {
+        setAttr($('plot'), 'aria-busy', 'false'); // (no chart is on its way)
+        setAttr(doc.documentElement, 'data-ready', 'true');
+      }
       return;
     }
     // While a run is on its way, a slider step changes nothing below the

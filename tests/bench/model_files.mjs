@@ -40,10 +40,10 @@ const WATCH = () => {
       performance.mark('weights-end');
     }
   }).observe(box, { subtree: true, attributes: true, characterData: true, childList: true });
-  // the first verdicts GPT-2's view shows (the checkpoint panel's pairs, or
-  // the verdict table once it shows checkpoints)
+  // the first verdicts GPT-2's view shows (the verdict table, drawn in the
+  // same render as the checkpoint's own section)
   new MutationObserver(() => {
-    if (w.readEnd && !w.verdicts && document.querySelector('#checkpoint:not([hidden]) .ck-pairs li, html.model-checkpoint #verdict-rows tr')) {
+    if (w.readEnd && !w.verdicts && document.querySelector('#checkpoint:not([hidden]) .ck-figure-value')) {
       w.verdicts = -1; // painted at the next frame
       requestAnimationFrame(() => { w.verdicts = performance.now(); });
     }

@@ -10,7 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pathToFileURL } from 'node:url';
-import { ROOT, openPage, useSite } from './harness.mjs';
+import { ROOT, openPage, useSite, verdictColumn } from './harness.mjs';
 import { A, B, FILES, checkpoint, cli, damaged, pageLine, paths, tooLarge } from './gpt2_files.mjs';
 
 const { sig } = await import(`${ROOT}web/app/format.js`);
@@ -77,7 +77,11 @@ test('the files chosen: memory said first, the core\'s figure, kept for a reload
   assert.ok(seen.some((s) => s.value === s.max && s.max > 1e6), 'the bar reaches the whole checkpoint');
   assert.match(await page.textContent('#model-files .mf-status'), /GPT-2 is open: 2 blocks, 64 wide/);
   const pairs = want.pairs.filter((p) => p.index_b !== null);
-  for (const p of pairs) await bodyHas(page, `(A ${p.index_a}, B ${p.index_b}): ${p.allclose ? 'True' : 'False'}`);
+  // the verdict table: every token of A against its partner in B, the mean last
+  await page.waitForFunction((n) => document.querySelectorAll('#verdict-rows tr').length === n, want.pairs.length + 1);
+  assert.deepEqual(await verdictColumn(page), [...want.pairs.map((p) => (p.index_b === null ? 'n/a' : p.allclose ? 'True' : 'False')),
+    want.mean.allclose ? 'True' : 'False']);
+  assert.equal(pairs.length > 0, true);
   // kept on the device, then a reload opens it with no file asked for
   await page.waitForFunction(() => /kept on this device \(\d/.test(document.querySelector('#model-files .mf-kept').textContent));
   assert.deepEqual(await kept(page), ['poslab-gpt2']);

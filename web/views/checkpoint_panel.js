@@ -143,7 +143,11 @@ export function createCheckpointView(doc, { model, store, render, set, showWords
       const failed = model.ck?.failure(state);
       if (failed) return failed;
       // GPT-2 from the student's files is opened by views/model_files.js, which says how it goes
-      if (state.model === 'gpt2' && !state.checkpoint) return 'GPT-2: its verdicts come once its files are read';
+      // (the model's part for checkpoints is loaded, so that it sees GPT-2 once it is open)
+      if (state.model === 'gpt2' && !state.checkpoint) {
+        if (!model.ck) track(model.checkpoints()).then(rerender);
+        return 'GPT-2: its verdicts come once its files are read';
+      }
       track(model.checkpoints().then((ck) => {
         ck.latest = latest; // (so that its chart gives way when the page moves on)
         return ck.read(state);
