@@ -262,7 +262,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     // While a run is on its way, a slider step changes nothing below the
     // controls: the figures stay the previous state's until it is back.
     if (!(pending && drawn.result === shown.result && drawn.tour === page.tour && drawn.notice === page.notice)) {
-      renderResults(page, shown.result, shown.lab, pending);
+      renderResults(page, shown.result, shown.lab, pending || Boolean(problem)); // (no chart for a model that is not open)
       drawn = { result: shown.result, tour: page.tour, notice: page.notice };
     }
     setAttr(doc.documentElement, 'data-ready', 'true'); // rewriting it would restyle the whole page each step

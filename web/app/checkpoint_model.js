@@ -122,7 +122,9 @@ export class CheckpointModels {
         const mine = {};
         this.computing = mine;
         const key = this.latest && model.sweepKey(this.latest());
-        const dropped = () => this.computing !== mine || (key && model.sweepKey(this.latest()) !== key);
+        // (and when the page's model is no longer open: the checkpoint may be gone)
+        const dropped = () => this.computing !== mine || (key && (model.sweepKey(this.latest()) !== key || !this.ready(this.latest())));
+        if (this.latest && !this.ready(this.latest())) throw { stale: true }; // eslint-disable-line no-throw-literal
         let t0 = performance.now();
         const between = async () => {
           if (performance.now() - t0 < STEP_SLICE_MS) return;

@@ -143,15 +143,15 @@ export function createCheckpointView(doc, { model, store, render, set, showWords
       const failed = model.ck?.failure(state);
       if (failed) return failed;
       // GPT-2 from the student's files is opened by views/model_files.js, which says how it goes
-      // (the model's part for checkpoints is loaded, so that it sees GPT-2 once it is open)
-      if (state.model === 'gpt2' && !state.checkpoint) {
-        if (!model.ck) track(model.checkpoints()).then(rerender);
-        return 'GPT-2: its verdicts come once its files are read';
+      // (the model's part for checkpoints is loaded even so, to see GPT-2 once it is open)
+      const files = state.model === 'gpt2' && !state.checkpoint;
+      if (!files || !model.ck) {
+        track(model.checkpoints().then((ck) => {
+          ck.latest = latest; // (so that its chart gives way when the page moves on)
+          return files || ck.read(state);
+        })).then((read) => read && rerender());
       }
-      track(model.checkpoints().then((ck) => {
-        ck.latest = latest; // (so that its chart gives way when the page moves on)
-        return ck.read(state);
-      })).then((read) => read && rerender());
+      if (files) return 'GPT-2: its verdicts come once its files are read';
       return null;
     },
 
