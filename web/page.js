@@ -319,8 +319,11 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
 
   function renderResults(page, result, lab, pending) {
     verdicts.render(result, lab, checkpoint.get()?.story(result, lab));
-    // (a result for GPT-2 is there only while it is open)
-    $('lab').classList.toggle('veiled', renderTour(page, result, undefined, { gpt2: lab.model === 'gpt2' }));
+    // (a result for GPT-2 is there only while it is open). While another
+    // model is read, the figures are the last one's: no step is asked on them.
+    const reading = lab.model !== page.lab.model;
+    if (reading) tour.get()?.hide();
+    $('lab').classList.toggle('veiled', !reading && renderTour(page, result, undefined, { gpt2: lab.model === 'gpt2' }));
     if (panels) {
       if (result.attention_a) {
         const view = heatmaps.get();
