@@ -74,6 +74,15 @@ test('at 1280x900 a tour step opens on the first screen, above the controls it t
   await page.close();
 });
 
+test('on a phone a trained model\'s tokens and lesson come after the sentences and the verdicts', async () => {
+  const page = await site.browser.newPage({ viewport: { width: 375, height: 800 } });
+  await page.goto(`${site.origin}/#model=gpt`);
+  await page.waitForSelector('#lesson');
+  const tops = await page.evaluate(() => ['#sentences', '#verdicts', '#lesson', '#checkpoint'].map((s) => document.querySelector(s).getBoundingClientRect().top));
+  assert.deepEqual([...tops].sort((x, y) => x - y), tops, `tops ${tops.map(Math.round)}`);
+  await page.close();
+});
+
 test('a tour step that points at the chart brings it into view once answered', async () => {
   const page = await site.browser.newPage({ viewport: { width: 375, height: 800 } });
   await page.goto(`${site.origin}/#tour=3`);
