@@ -235,7 +235,8 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
       // The heatmaps need the attention matrices: then one run with them
       // serves the verdicts too (still one run per slider step).
       const full = isOpen('heatmap');
-      const runs = model.runIsQuick(lab) ? null : transformerWorker();
+      // (a large checkpoint's run goes in steps on this thread: CheckpointModels.runs)
+      const runs = model.runIsQuick(lab) ? null : checkpointModel ? model.ck.runs : transformerWorker();
       if (runs) {
         result = model.cachedRun(lab, full);
         if (!result) {
@@ -272,7 +273,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   // back. A run for a state the page has since left is dropped first.
   function runInWorker(lab, full, runs) {
     const running = model.runningKey();
-    const key = JSON.stringify(model.configOf(lab));
+    const key = model.keyOf(model.configOf(lab), lab);
     if (running === key && (model.runningFull() || !full)) return; // asked already
     // A run for other draws (other words, d, seed, blocks...) is ended: the
     // new one draws afresh anyway. One that differs only in the magnitude

@@ -185,6 +185,18 @@ test('GPT-2 small (548 MB): the bar every 200 ms, the lab answers meanwhile, Can
   await bodyHas(page, sig(want.mean_cosine_similarity), 120000);
   assert.match(await page.textContent('#model-files .mf-status'), /GPT-2 is open: 12 blocks, 768 wide, 124M parameters/);
   await page.waitForFunction(() => /kept on this device \(\d/.test(document.querySelector('#model-files .mf-kept').textContent), null, { timeout: 120000 });
+  // Slider steps on GPT-2 small: its runs (a third of a second each) go in
+  // steps of one block with the page's input between, a newer step dropping
+  // the run before it; the last step's verdicts are the core's.
+  const runsBefore = await page.evaluate(() => window.poslabDebug.transformerRuns());
+  await page.focus('#scale-slider');
+  for (let k = 0; k < 8; k++) await page.keyboard.press('ArrowLeft');
+  const scale = await page.inputValue('#scale-text');
+  const moved = cli(folder, '--scale', scale);
+  await bodyHas(page, sig(moved.mean_cosine_similarity), 120000);
+  const runs = await page.evaluate(() => window.poslabDebug.transformerRuns());
+  t.diagnostic(`8 slider steps to ${scale}: ${runs.asked - runsBefore.asked} runs in steps asked, ${runs.dropped - runsBefore.dropped} dropped for a newer one`);
+  assert.ok(runs.asked - runsBefore.asked >= 2 && runs.finished > runsBefore.finished, `runs in steps: ${JSON.stringify([runsBefore, runs])}`);
   await page.click('#model-files .mf-forget');
   await page.waitForSelector('#model-files .mf-kept', { state: 'hidden' });
   await done();

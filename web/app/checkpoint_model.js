@@ -20,6 +20,13 @@ const nextTask = () => new Promise((resolve) => {
   channel.port2.postMessage(null);
 });
 
+// A checkpoint whose run costs more than this (12 C^2 per block and token,
+// a rough count of its multiply-adds) runs in steps of one block of one
+// sentence rather than at once: the models trained here (C 64, 3 blocks,
+// about a millisecond a run) run at once; GPT-2 small (C 768, 12 blocks,
+// about a third of a second at 3 tokens a sentence) in steps of ~15 ms.
+const QUICK_RUN_WORK = 1e7;
+
 export class CheckpointModels {
   // model: app/model.js's Model, whose lab and caches these share; ranges:
   // {SWEEP, COARSE_SWEEP, thresholdFor} (app/sweep.js's, handed over so that
@@ -99,6 +106,55 @@ export class CheckpointModels {
       this.tokenized.set(key, { word, spaced: ck.tokenize(word, { prefixSpace: true }), bare: ck.tokenize(word, { prefixSpace: false }) });
     }
     return this.tokenized.get(key);
+  }
+
+  // Whether the state's verdicts are computed at once (see QUICK_RUN_WORK);
+  // false while its checkpoint is not open.
+  runIsQuick(state) {
+    const ck = this.ready(state);
+    if (!ck) return false;
+    const { n_embd: c, n_layer: layers } = ck.info;
+    const words = wordsOf(state.a).length + wordsOf(state.b).length;
+    return 12 * c * c * layers * words <= QUICK_RUN_WORK;
+  }
+
+  // A large checkpoint's verdicts, shaped as the transformer's run worker
+  // is (browser/sweeper.js's available(), call({run: config}), restart()),
+  // so that the page's runInWorker serves both: the run goes in steps of one
+  // block of one sentence on the checkpoint's own lab, with the page's
+  // input and frames between slices of about STEP_SLICE_MS, and a newer
+  // run (the next slider step) drops it at its next slice. A threshold of
+  // the chart's on the same lab ends a run in steps too: it starts again.
+  get runs() {
+    return (this.runsMade ??= {
+      available: () => true,
+      restart: () => { this.verdictRun = null; },
+      restarts: () => 0,
+      end: () => { this.verdictRun = null; },
+      call: async ({ run: config }) => {
+        const mine = {};
+        this.verdictRun = mine;
+        const t0 = performance.now();
+        for (;;) {
+          const ck = this.loader.held?.checkpoint;
+          if (!ck || this.verdictRun !== mine) throw { stale: true }; // eslint-disable-line no-throw-literal
+          const steps = ck.lab.runSteps({ ...config, model: 'checkpoint' });
+          let slice = performance.now();
+          try {
+            for (let step = steps.next(); ; step = steps.next()) {
+              if (step.done) return { result: step.value, ms: performance.now() - t0 };
+              if (performance.now() - slice >= STEP_SLICE_MS) {
+                await nextTask();
+                if (this.verdictRun !== mine) throw { stale: true }; // eslint-disable-line no-throw-literal
+                slice = performance.now();
+              }
+            }
+          } catch (e) {
+            if (!(e instanceof Error && /was dropped/.test(e.message))) throw e;
+          }
+        }
+      },
+    });
   }
 
   // The chart's work for a checkpoint, shaped as a sweep worker is

@@ -210,7 +210,7 @@ export class Model {
   // Whether the state's verdicts belong on this thread: always for the
   // head, and for a checkpoint once it is open; for the transformer, when its run should fit in QUICK_RUN_MS.
   runIsQuick(state) {
-    if (isCheckpoint(state)) return Boolean(this.checkpointReady(state)); // (no worker holds one)
+    if (isCheckpoint(state)) return Boolean(this.checkpointReady(state)) && this.ck.runIsQuick(state); // else in steps here
     return !isTransformer(state) || (this.msPerRunWork ?? PRIOR_MS_PER_RUN_WORK) * runWork(state) <= QUICK_RUN_MS;
   }
 
@@ -225,7 +225,7 @@ export class Model {
   // Rejects as `call` does ({stale} when the page restarted the worker).
   runOffThread(state, call, { full = false } = {}) {
     const config = this.configOf(state);
-    const key = JSON.stringify(config);
+    const key = this.keyOf(config, state); // (a checkpoint's names its opening)
     if (this.running?.key === key && (this.running.full || !full)) return this.running.promise;
     // runs that differ only in the magnitude share the worker's draws (and a sweep)
     const group = this.sweepKey(state);
