@@ -170,3 +170,21 @@ test('the single file runs gpt from its own bytes, only once picked: the native 
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('the single file opens GPT-2 from the student\'s files (from disk, offline): the native CLI\'s figure', async () => {
+  const { A, B, FILES, checkpoint, cli } = await import('./gpt2_files.mjs');
+  const folder = checkpoint('gpt2-mini');
+  const want = cli(folder);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.setOffline(true);
+  const page = await context.newPage();
+  const problems = watchOffline(page, copy.url);
+  await page.goto(`${copy.url}#a=${encodeURIComponent(A)}&b=${encodeURIComponent(B)}&model=gpt2`);
+  await page.waitForSelector('#model-files .mf-pick');
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('#model-files .mf-pick')]);
+  await chooser.setFiles(FILES.map((f) => path.join(folder, f)));
+  await page.waitForFunction((t) => document.body.innerText.includes(t), sig(want.mean_cosine_similarity), { timeout: 60000 });
+  assert.match(await page.textContent('#model-files .mf-status'), /GPT-2 is open/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
