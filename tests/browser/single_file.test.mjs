@@ -162,11 +162,11 @@ test('the single file runs gpt from its own bytes, only once picked: the native 
 
   // GPT-2 from a folder: the single file has none beside it, only its own copies
   await page.evaluate(() => { window.location.hash = `${window.location.hash.slice(1).replace(/model=gpt/, 'model=gpt2')}&checkpoint=models/nope/`; });
-  await page.waitForSelector('#checkpoint h2:text("Model gpt2")');
+  await page.waitForFunction(() => /^gpt2: /.test(document.querySelector('#checkpoint .ck-size')?.textContent ?? ''), null, { timeout: 30000 });
   const nope = JSON.parse(spawnSync(`${ROOT}build/native/poslab`, ['--model', 'checkpoint', '--checkpoint', `${ROOT}models/nope`,
     '--a', A, '--b', B, '--json'], { encoding: 'utf8' }).stdout);
-  const figure = await page.textContent('#checkpoint .ck-figure');
-  assert.equal(figure, `cosine similarity of the mean last hidden state: ${sig(nope.mean_cosine_similarity)}`);
+  await page.waitForFunction((want) => document.querySelector('#checkpoint .ck-figure-value')?.textContent === want, sig(nope.mean_cosine_similarity), { timeout: 30000 });
+  assert.equal(await page.textContent('#checkpoint .ck-figure-name'), 'cosine similarity of the mean last hidden state');
   assert.deepEqual(problems, []);
   await context.close();
 });
