@@ -195,7 +195,10 @@ export async function keepFiles(files) {
     await write(KEPT_LIST, JSON.stringify({ files: entries.map(([name, f]) => ({ name, size: f.size })) }));
   } catch (e) {
     await forgetFiles();
-    throw e?.name === 'QuotaExceededError' ? tooSmall() : e;
+    // Chromium, out of quota while it copies a File, can report the File
+    // as unreadable (NotReadableError) rather than the quota: either way
+    // the model stays open and nothing is kept, which is what the line says.
+    throw e?.name === 'QuotaExceededError' ? tooSmall() : new Error(`not kept on this device: ${e?.message ?? e}`);
   }
 }
 
