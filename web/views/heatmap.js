@@ -10,22 +10,16 @@ import { sig, ROUNDING_LEVEL } from '../app/format.js';
 import { el, setText, setHidden } from './dom.js';
 import { h } from './markup.js';
 
-// The section's body, which index.html leaves out: it is drawn only once
-// the section is opened.
-function sectionMarkup() {
+// The section's body around its controls (which index.html has, so that Tab
+// reaches them the moment it opens): drawn only once the section is opened.
+function addMarkup(tools) {
   const box = (id, which) => h('div', { class: 'heat-box' }, h('table', { class: 'heat', id }, h('caption', {}, h('span', { class: 'which' }, which))));
-  return [
-    h('p', { class: 'hint' }, 'Row: the word looking. Column: the word it looks at. Each row adds up to 1; the stronger the ' +
-      'colour, the more attention. The small number under a word is its position.'),
-    h('div', { class: 'heat-tools' },
-      h('label', { class: 'check' }, h('input', { type: 'checkbox', id: 'heat-align' }), ' Line B up in A’s order'),
-      h('span', { class: 'heat-head' },
-        h('span', { id: 'heat-head-pick', hidden: '' }, h('label', { for: 'heat-head' }, 'Head'), ' ', h('select', { id: 'heat-head' })),
-        ' ', h('span', { class: 'heat-head-note', id: 'heat-head-note' }))),
+  tools.before(h('p', { class: 'hint' }, 'Row: the word looking. Column: the word it looks at. Each row adds up to 1; the stronger the ' +
+    'colour, the more attention. The small number under a word is its position.'));
+  tools.after(
     h('p', { class: 'hint', id: 'heat-align-hint', hidden: '' }, 'Only possible when sentence B is a reordering of sentence A.'),
     h('div', { class: 'heatmaps' }, box('heat-a', 'Sentence A'), box('heat-b', 'Sentence B')),
-    h('p', { class: 'heat-note', id: 'heat-note' }),
-  ];
+    h('p', { class: 'heat-note', id: 'heat-note' }));
 }
 
 // The weight as the cell shows it: exact zeros (masked) as "0".
@@ -108,7 +102,7 @@ function pickHead({ pick, select, note }, heads) {
 // #heat-align, the head menu and #heat-note); onChange: called when the
 // student lines B up or picks another head.
 export function createHeatmaps(section, onChange) {
-  section.append(...sectionMarkup());
+  addMarkup(section.querySelector('.heat-tools'));
   for (const id of ['#heat-align', '#heat-head']) section.querySelector(id).addEventListener('change', onChange);
   const tableA = section.querySelector('#heat-a');
   const tableB = section.querySelector('#heat-b');
