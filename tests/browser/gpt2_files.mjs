@@ -99,3 +99,16 @@ export function tooLarge(from = checkpoint('gpt2-mini')) {
   truncateSync(file, head.length + at);
   return dir;
 }
+
+// Notes every change of the page's GPT-2 box (status line, progress bar) in
+// window.__mf, with its time: how often the bar moved. `page`: a
+// Playwright page, whichever browser.
+export const recordProgress = (page) => page.evaluate(() => {
+  window.__mf = [];
+  const box = document.getElementById('model-files');
+  new MutationObserver(() => {
+    const bar = box.querySelector('.mf-progress');
+    window.__mf.push({ t: performance.now(), status: box.querySelector('.mf-status').textContent,
+      value: bar.hidden ? null : Number(bar.getAttribute('value')), max: Number(bar.getAttribute('max')) });
+  }).observe(box, { subtree: true, attributes: true, characterData: true, childList: true });
+});

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pathToFileURL } from 'node:url';
 import { ROOT, openPage, useSite, verdictColumn } from './harness.mjs';
-import { A, B, FILES, checkpoint, cli, damaged, pageLine, paths, tooLarge } from './gpt2_files.mjs';
+import { A, B, FILES, checkpoint, cli, damaged, pageLine, paths, recordProgress, tooLarge } from './gpt2_files.mjs';
 
 const { sig } = await import(`${ROOT}web/app/format.js`);
 const { createLab } = await import(`${ROOT}build/site/poslab.js`);
@@ -29,16 +29,6 @@ async function bytesNeeded(folder) {
   return bytes;
 }
 
-// Records every status line and bar value the page shows, with its time.
-const record = (page) => page.evaluate(() => {
-  window.__mf = [];
-  const box = document.getElementById('model-files');
-  new MutationObserver(() => {
-    const bar = box.querySelector('.mf-progress');
-    window.__mf.push({ t: performance.now(), status: box.querySelector('.mf-status').textContent,
-      value: bar.hidden ? null : Number(bar.getAttribute('value')), max: Number(bar.getAttribute('max')) });
-  }).observe(box, { subtree: true, attributes: true, characterData: true, childList: true });
-});
 
 async function choose(page, files) {
   const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('#model-files .mf-pick')]);
@@ -65,7 +55,7 @@ test('the files chosen: memory said first, the core\'s figure, kept for a reload
   await forgetAll(page);
   assert.match(await page.textContent('#model-files .mf-where'), /openai-community\/gpt2.*nothing leaves your device/s);
   assert.equal(await page.isHidden('#checkpoint'), true, 'nothing to show before the files');
-  await record(page);
+  await recordProgress(page);
   await choose(page, paths(folder));
   const figure = sig(want.mean_cosine_similarity);
   await bodyHas(page, figure);
@@ -146,7 +136,7 @@ test('GPT-2 small (548 MB): the bar every 200 ms, the lab answers meanwhile, Can
   await page.waitForSelector('#model-files .mf-pick');
   await forgetAll(page);
   const before = await page.evaluate(() => location.hash);
-  await record(page);
+  await recordProgress(page);
   await choose(page, paths(folder));
   // a fifth of the way in: the causal switch answers while the read goes on
   await page.waitForFunction(() => window.__mf.some((s) => s.value > s.max / 5));

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import puppeteer from 'puppeteer-core';
 import { ROOT } from './harness.mjs';
 import { serveSite } from './engines.mjs';
-import { A, B, FILES, checkpoint, cli, damaged, pageLine, paths } from './gpt2_files.mjs';
+import { A, B, FILES, checkpoint, cli, damaged, pageLine, paths, recordProgress } from './gpt2_files.mjs';
 
 const { sig } = await import(`${ROOT}web/app/format.js`);
 const URL_GPT2 = `/?debug#a=${encodeURIComponent(A)}&b=${encodeURIComponent(B)}&model=gpt2`;
@@ -32,15 +32,7 @@ async function open() {
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text().slice(0, 300)}`); });
   await page.goto(site.origin + URL_GPT2, { waitUntil: 'domcontentloaded' });
   await page.waitForSelector('#model-files .mf-pick', { visible: true });
-  await page.evaluate(() => {
-    window.__mf = [];
-    const box = document.getElementById('model-files');
-    new MutationObserver(() => {
-      const bar = box.querySelector('.mf-progress');
-      window.__mf.push({ t: performance.now(), status: box.querySelector('.mf-status').textContent,
-        value: bar.hidden ? null : Number(bar.getAttribute('value')), max: Number(bar.getAttribute('max')) });
-    }).observe(box, { subtree: true, attributes: true, characterData: true, childList: true });
-  });
+  await recordProgress(page);
   return { page, problems };
 }
 
