@@ -207,7 +207,7 @@ async function start() {
   const model = new Model(lab, form);
   // This device's speed, before the first verdict (a millisecond or two on a
   // current laptop; the lab's next run then prepares the page's own words).
-  const calibration = model.calibrate();
+  model.calibrate();
   // ?debug lets a test watch the size of the WebAssembly memory and the
   // heap's bytes in use (numbers; the heap itself stays inside poslab.js),
   // and count the transformer's runs.
@@ -216,7 +216,7 @@ async function start() {
       // the transformer's runs in the worker: {asked, finished, dropped}
       transformerRuns: () => page.runStats(),
       // where the chart's sweeps were computed, and what calibrate() measured
-      sweeps: () => ({ ...model.swept, calibration }),
+      sweeps: () => ({ ...model.swept, calibration: model.calibration }),
       // every copy of the core, the workers' too: a promise of [{what, bytes, heap}]
       wasmMemory: () => import('./browser/memory_report.js').then(({ wasmMemory }) => wasmMemory(page.copies())) });
   }
@@ -293,6 +293,10 @@ async function start() {
     }
     page.render(store.get());
   }
+  // the device's speed once more, now that the page has settled (Model.recalibrate)
+  const idle = () => new Promise((resolve) => (window.requestIdleCallback ? requestIdleCallback(() => resolve(), { timeout: 2000 }) : setTimeout(resolve, 500)));
+  await new Promise((resolve) => { setTimeout(resolve, 1000); });
+  await model.recalibrate(idle);
 }
 
 start();

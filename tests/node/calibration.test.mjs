@@ -63,3 +63,38 @@ test('the sweep worker\'s own speed decides its coarse curve; the page\'s thread
   assert.equal(model.wantsCoarse(B), false);
   assert.equal(model.chartDataIsQuick(B), true);
 });
+
+// A clock whose core calls take `first` ms for the first `slowCalls` calls
+// (a browser's baseline tier, a page still loading) and `later` ms after.
+function deviceWarming(first, slowCalls, later) {
+  let t = 0, calls = 0;
+  const model = new Model({ ...lab, run: (config) => { t += calls++ < slowCalls ? first : later; return lab.run(config); }, options: lab.options }, form);
+  return { model, now: () => t, calls: () => calls };
+}
+const noPause = () => Promise.resolve();
+
+test('recalibrating once the page has settled finds the device\'s real speed', async () => {
+  // three start-up calls at 3 ms each (41 points), then the whole sweep (121
+  // points) at 1 ms: the device is (3 x 121/41) / 1 = about 8.9 times faster
+  // than it looked
+  const { model, now, calls } = deviceWarming(3, 3, 1);
+  const start = model.calibrate(now);
+  const b = at(16, 64); // (b) with one head
+  assert.equal(model.chartDataIsQuick(b), false, 'at start (b)\'s sweep seemed too slow for the keystroke');
+  const settled = await model.recalibrate(noPause, now);
+  assert.equal(calls(), 6, 'three more calls');
+  assert.ok(Math.abs(start.slower / settled.slower - 3 * 121 / 41) < 1e-9, `${start.slower} then ${settled.slower}`);
+  assert.equal(model.msPerWork, settled.msPerWork);
+  assert.deepEqual(model.calibration, settled);
+  assert.equal(model.chartDataIsQuick(b), true, 'now it is drawn with the keystroke');
+});
+
+test('a device busier when recalibrating keeps its start-up figure', async () => {
+  const { model, now } = deviceWarming(0.1, 3, 50);
+  const start = model.calibrate(now);
+  let pauses = 0;
+  const settled = await model.recalibrate(() => { pauses += 1; return Promise.resolve(); }, now);
+  assert.equal(pauses, 3, 'each timing in a task of its own');
+  assert.deepEqual(settled, start);
+  assert.equal(model.msPerWork, start.msPerWork);
+});
