@@ -342,7 +342,11 @@ poslab_status poslab_run_step(poslab_lab *lab, char *message, size_t size) {
     const poslab_config *c = &lab->run.c;
     switch (lab->run.phase) {
     case RUN_SWEEP:
-        sweep_point(lab, c, lab->run.at++);
+        /* (without positions every point copies the first: each share computes them all) */
+        if (lab->sweep_shares < 2 || lab->run.at % lab->sweep_shares == lab->sweep_share ||
+            c->scheme == POSLAB_SCHEME_NONE)
+            sweep_point(lab, c, lab->run.at);
+        lab->run.at++;
         if (lab->run.at == c->sweep_count) lab->run.phase = RUN_SIDE_A, lab->run.at = 0;
         return POSLAB_RUNNING;
     case RUN_SIDE_A:
@@ -362,6 +366,13 @@ poslab_status poslab_run(poslab_lab *lab, const poslab_config *c, char *message,
     if (st != POSLAB_OK) return st;
     while ((st = poslab_run_step(lab, message, size)) == POSLAB_RUNNING) {}
     return st;
+}
+
+poslab_status poslab_share_sweep(poslab_lab *lab, int share, int shares) {
+    if (!lab || shares < 1 || share < 0 || share >= shares) return POSLAB_ERR_INPUT;
+    lab->sweep_share = share;
+    lab->sweep_shares = shares;
+    return POSLAB_OK;
 }
 
 const poslab_result *poslab_result_of(const poslab_lab *lab) {
@@ -420,8 +431,8 @@ poslab_status poslab_threshold(poslab_lab *lab, const poslab_config *c, int pair
     if (st != POSLAB_OK) return st;
     if (pair < -1 || pair >= lab->a.n || (pair >= 0 && lab->pairs[pair].index_b < 0))
         return fail(message, size, POSLAB_ERR_INPUT,
-                    "pair: %d is not a paired word; allowed: -1 (the mean) or the index in sentence A of a word "
-                    "with a partner", pair);
+                    "pair: %d is not a paired word; allowed: -1 (the mean) or the index in A of a word with a "
+                    "partner", pair);
     if (!close_at(lab, c, pair, lo)) { *scale = 0; return POSLAB_OK; }
     /* allclose need not be monotone in the scale (a saturated softmax can
        make far-apart outputs close again), so first walk up a log grid to

@@ -133,6 +133,7 @@ struct poslab_lab {
     double *sweep_scales, *sweep_cosine;
     unsigned char *sweep_allclose;
     int sweep_capacity;
+    int sweep_share, sweep_shares; /* poslab_share_sweep's; 0 shares: every point */
 
     /* A run in steps (poslab_run_begin): its config, where it has got to
        (the sweep's points, then each sentence's model, a block a step) and

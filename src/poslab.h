@@ -335,6 +335,16 @@ poslab_status poslab_run_begin(poslab_lab *lab, const poslab_config *cfg,
                                char *message, size_t message_size);
 poslab_status poslab_run_step(poslab_lab *lab, char *message, size_t message_size);
 
+/* Makes the lab's later runs compute only the sweep points t with
+ * t % shares == share, leaving the others as they were, so that `shares`
+ * labs, on as many threads, compute one sweep between them (the page's two
+ * sweep workers). A point is the same whichever lab computes it, so the
+ * points gathered from the shares equal poslab_run's sweep to the bit.
+ * Without positions (scheme none) every point is a copy of the first and
+ * each share has them all. Share 0 of 1, the default, computes every
+ * point. POSLAB_ERR_INPUT unless 0 <= share < shares. */
+poslab_status poslab_share_sweep(poslab_lab *lab, int share, int shares);
+
 /* The last successful run, or NULL if there was none. */
 const poslab_result *poslab_result_of(const poslab_lab *lab);
 

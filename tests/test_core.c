@@ -398,6 +398,62 @@ static char *fresh_json(const poslab_config *cfg) {
     return out;
 }
 
+/* Labs that share a sweep (poslab_share_sweep) compute, between them, the
+ * very points one lab computes: gathered by t % shares they equal the
+ * whole sweep to the bit, for every scheme (none: each share has every
+ * point), the transformer too, and a lab set back to 0 of 1 sweeps whole. */
+static void test_shared_sweep(void) {
+    char msg[POSLAB_MESSAGE_BYTES];
+    const char *schemes[] = {"none", "random", "sinusoidal", "rope", "alibi"};
+    poslab_lab *whole = poslab_create(), *part[3] = {poslab_create(), poslab_create(), poslab_create()};
+    CHECK(poslab_share_sweep(whole, 2, 2) == POSLAB_ERR_INPUT && poslab_share_sweep(whole, -1, 2) == POSLAB_ERR_INPUT &&
+          poslab_share_sweep(whole, 0, 0) == POSLAB_ERR_INPUT && poslab_share_sweep(NULL, 0, 1) == POSLAB_ERR_INPUT,
+          "shares outside 0 <= share < shares are refused");
+    for (int k = 0; k < 6; k++) {
+        const char *head[] = {"scheme", k < 5 ? schemes[k] : "rope", "heads", "2", "causal", k == 4 ? "true" : "false",
+                              "sweep", "1e-9:1e3:121", NULL};
+        const char *deep[] = {"model", "transformer", "layers", "2", "heads", "2", "dim", "16", "scheme", "rope",
+                              "sweep", "1e-3:10:7", NULL};
+        poslab_config cfg;
+        CHECK(set_all(&cfg, k < 5 ? head : deep), "config %d parses", k);
+        const int shares = k == 3 ? 3 : 2, count = cfg.sweep_count;
+        CHECK(poslab_run(whole, &cfg, msg, sizeof msg) == POSLAB_OK, "whole: %s", msg);
+        const poslab_result *w = poslab_result_of(whole);
+        const poslab_result *r[3];
+        for (int p = 0; p < shares; p++) {
+            CHECK(poslab_share_sweep(part[p], p, shares) == POSLAB_OK, "share %d of %d", p, shares);
+            CHECK(poslab_run(part[p], &cfg, msg, sizeof msg) == POSLAB_OK, "share %d: %s", p, msg);
+            r[p] = poslab_result_of(part[p]);
+        }
+        int same = 1;
+        const size_t rows = 1 + (size_t)w->pair_count;
+        for (int t = 0; t < count; t++) {
+            const poslab_result *from = r[t % shares];
+            same &= !memcmp(&from->sweep_scales[t], &w->sweep_scales[t], sizeof(double));
+            for (size_t row = 0; row < rows; row++) {
+                size_t at = row * count + t;
+                same &= !memcmp(&from->sweep_cosine[at], &w->sweep_cosine[at], sizeof(double)) &&
+                        from->sweep_allclose[at] == w->sweep_allclose[at];
+            }
+        }
+        CHECK(same, "config %d: %d shares' points equal one lab's sweep to the bit", k, shares);
+        CHECK(!strcmp(poslab_json(part[0], POSLAB_JSON_NO_SWEEP), poslab_json(whole, POSLAB_JSON_NO_SWEEP)),
+              "config %d: a share's verdicts are the whole run's", k);
+    }
+    /* back to 0 of 1: the lab's next sweep is whole again */
+    poslab_config cfg;
+    const char *rope[] = {"scheme", "rope", "sweep", "1e-2:100:9", NULL};
+    CHECK(set_all(&cfg, rope), "rope parses");
+    CHECK(poslab_share_sweep(part[1], 0, 1) == POSLAB_OK, "0 of 1");
+    char *want = fresh_json(&cfg);
+    CHECK(poslab_run(part[1], &cfg, msg, sizeof msg) == POSLAB_OK, "run: %s", msg);
+    const char *got = poslab_json(part[1], POSLAB_JSON_FULL);
+    CHECK(want && got && !strcmp(want, got), "a lab set back to 0 of 1 sweeps every point");
+    free(want);
+    poslab_destroy(whole);
+    for (int p = 0; p < 3; p++) poslab_destroy(part[p]);
+}
+
 static void test_steps(void) {
     char msg[POSLAB_MESSAGE_BYTES];
     const char *deep[] = {"model", "transformer", "layers", "3", "heads", "2", "dim", "16", "scheme", "rope",
@@ -798,6 +854,7 @@ int main(int argc, char **argv) {
     test_transformer(lab);
     test_one_head_is_the_module();
     test_steps();
+    test_shared_sweep();
     const jvalue *tables = json_get(&fixtures, "tables");
     CHECK(tables != NULL, "the fixtures hold NumPy's tables");
     if (tables) {

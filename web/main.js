@@ -14,7 +14,7 @@ import { Model } from './app/model.js';
 import * as update from './app/store.js';
 import { createUrlSync } from './browser/url_sync.js';
 import { createTourMemory } from './browser/tour_memory.js';
-import { createSweeper } from './browser/sweeper.js';
+import { createSweeper, shareSweeps } from './browser/sweeper.js';
 import { track, laterStyles } from './browser/loading.js';
 import { createPage, afterPaint, nextTask } from './page.js';
 import { TYPED, showFailure, buildSchemeChoices } from './views/controls.js';
@@ -208,6 +208,7 @@ async function start() {
   // This device's speed, before the first verdict (a millisecond or two on a
   // current laptop; the lab's next run then prepares the page's own words).
   model.calibrate();
+  let settled = false; // recalibrated (for ?debug)
   // ?debug lets a test watch the size of the WebAssembly memory and the
   // heap's bytes in use (numbers; the heap itself stays inside poslab.js),
   // and count the transformer's runs.
@@ -216,7 +217,7 @@ async function start() {
       // the transformer's runs in the worker: {asked, finished, dropped}
       transformerRuns: () => page.runStats(),
       // where the chart's sweeps were computed, and what calibrate() measured
-      sweeps: () => ({ ...model.swept, calibration: model.calibration }),
+      sweeps: () => ({ ...model.swept, calibration: model.calibration, settled }),
       // every copy of the core, the workers' too: a promise of [{what, bytes, heap}]
       wasmMemory: () => import('./browser/memory_report.js').then(({ wasmMemory }) => wasmMemory(page.copies())) });
   }
@@ -275,7 +276,11 @@ async function start() {
   tourMemory.read();
   // The single file has no worker script, and a browser would refuse one
   // from disk anyway: its page computes the sweeps itself.
-  if (chartScript) page.attach({ sweeper: startWorker('sweep_worker') });
+  // Two of them where there are two cores: each computes half of a sweep.
+  if (chartScript) {
+    const two = (navigator.hardwareConcurrency ?? 1) > 1;
+    page.attach({ sweeper: shareSweeps([startWorker('sweep_worker'), ...(two ? [startWorker('sweep_worker')] : [])]) });
+  }
   page.render(store.get());
   if (chartScript) {
     try {
@@ -297,6 +302,7 @@ async function start() {
   const idle = () => new Promise((resolve) => (window.requestIdleCallback ? requestIdleCallback(() => resolve(), { timeout: 2000 }) : setTimeout(resolve, 500)));
   await new Promise((resolve) => { setTimeout(resolve, 1000); });
   await model.recalibrate(idle);
+  settled = true;
 }
 
 start();

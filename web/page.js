@@ -203,7 +203,9 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
       computeChart(lab, { sweepOnly: true });
       [sweep, threshold, meanThreshold] = cached();
       missing = (threshold === undefined || meanThreshold === undefined) && sweepFailed !== model.sweepKey(lab);
-    } else if (missing && !sweep && model.coarseSweep(lab) === undefined && model.coarseIsQuick(lab)) {
+    } else if (missing && !sweep && model.coarseSweep(lab) === undefined && model.coarseIsQuick(lab) &&
+               (!sweeper?.available() || model.wantsCoarse(lab, true))) {
+      // (not when the sweep workers' whole curve is due soon: it would cost this thread a draw more)
       try { model.computeCoarse(lab); } catch (e) { chartFailed(model.sweepKey(lab), e); }
     }
     const coarse = !sweep ? model.coarseSweep(lab) : undefined;

@@ -146,6 +146,9 @@ export interface Lab {
    *  checks the config and draws, the last returns run()'s result; a later run, runSteps or threshold
    *  drops it */
   runSteps(config?: Config): Generator<undefined, Result, undefined>;
+  /** later runs compute only the sweep points t with t % shares === share, so that labs in as many
+   *  workers compute one sweep between them; (0, 1) computes every point */
+  shareSweep(share: number, shares: number): void;
   /** the magnitude where allclose stops holding for pairs[pair] (-1: the mean) */
   threshold(config: Config, pair: number, range?: { lo?: number; hi?: number; relTol?: number }): number;
   /** rows first .. first + count - 1 of the sinusoidal table at width dim */

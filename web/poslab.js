@@ -21,7 +21,7 @@ import { SINGLE_FILE } from './bundled.js';
 export const CORE_FUNCTIONS = [
   '_malloc', '_free',
   '_poslab_config_new', '_poslab_config_free', '_poslab_config_set',
-  '_poslab_create', '_poslab_destroy', '_poslab_run', '_poslab_run_begin', '_poslab_run_step',
+  '_poslab_create', '_poslab_destroy', '_poslab_run', '_poslab_run_begin', '_poslab_run_step', '_poslab_share_sweep',
   '_poslab_json', '_poslab_result_array',
   '_poslab_threshold', '_poslab_status_text', '_poslab_options_json', '_poslab_heap_bytes_in_use',
   '_poslab_sinusoidal_table', '_poslab_alibi_slope',
@@ -246,6 +246,18 @@ class Lab {
       this.core._poslab_config_free(cfg);
     }
     return this.collect(config);
+  }
+
+  // From now on this lab's runs compute only the sweep points t with
+  // t % shares === share (poslab_share_sweep): `shares` labs in as many
+  // workers compute one sweep between them, and mergeShares (app/sweep.js)
+  // puts their points together, equal to one lab's sweep to the bit.
+  // (0, 1) computes every point again.
+  shareSweep(share, shares) {
+    this.check();
+    if (!Number.isInteger(share) || !Number.isInteger(shares) || this.core._poslab_share_sweep(this.lab, share, shares) !== 0) {
+      throw new Error(`shareSweep: share ${share} of ${shares}; allowed: integers with 0 <= share < shares`);
+    }
   }
 
   // The same run in steps (poslab_run_begin/_step), for a caller that must

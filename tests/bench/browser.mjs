@@ -63,6 +63,8 @@ export async function openPage(context, url, throttle, { worker = true } = {}) {
     const c = window.Chart && window.Chart.getChart(document.querySelector('canvas'));
     return c && c.data.datasets[1].data.length >= 100;
   }, null, { timeout: 120000 });
+  // timed at the device's settled speed (the page's second calibration)
+  if (/[?&]debug/.test(url)) await page.waitForFunction(() => window.poslabDebug.sweeps().settled, null, { timeout: 60000 });
   return page;
 }
 
@@ -275,7 +277,7 @@ export async function browserBench({ quick = false } = {}) {
       const these = WORKLOADS.map(([label, n, d]) => ({ label, n, d, throttle, slider: [], keys: [], firsts: [], rounds: [] }));
       for (let round = 0; round < (quick ? 1 : ROUNDS); round++) {
         for (const row of these) {
-          const page = await openPage(context, `${origin}/${hashOf(row.n, row.d)}`, throttle);
+          const page = await openPage(context, `${origin}/?debug${hashOf(row.n, row.d)}`, throttle);
           const slider = await sliderSteps(page, quick ? 20 : 200);
           const { times: keys, firsts } = await keystrokes(page, quick ? 3 : (row.n > 32 ? 40 : 200));
           row.slider.push(...slider);

@@ -415,9 +415,11 @@ out('Measured with the Performance API inside the page (tests/bench/browser.mjs)
     'chart.draw() that draws the new sweep returns, layout forced after it ("full curve"), and until the first ' +
     'curve for the new words is drawn ("first curve"): a sweep expected to take over 60 ms shows a coarse curve ' +
     '(one magnitude per power of ten, a tenth of the work) first, saying so in the caption. At start the page ' +
-    'times a small sweep on its own thread and from then on sends every sweep it expects to take over 5 ms to ' +
-    'the sweep worker. Chromium cannot throttle workers, so under CPU throttling the page gets a sweep worker ' +
-    'slowed by the same factor (before each message it sends, it spins for the rate less one times the time ' +
+    'times a small sweep on its own thread (and the whole sweep again once it has settled) and from then on sends ' +
+    'every sweep it expects to take over 5 ms to its two sweep workers, each computing every other magnitude. ' +
+    'The timings start a few seconds after the page opened, after that second calibration. ' +
+    'Chromium cannot throttle workers, so under CPU throttling the page gets sweep workers ' +
+    'slowed by the same factor (before each message it sends, each spins for the rate less one times the time ' +
     'it has been busy). Chromium runs headless with ' +
     'software rendering (--disable-gpu), which makes canvas drawing and the first paint slower than on a desktop, ' +
     'and without the omnibox popup that headless Chromium otherwise loads in a renderer of its own for every new ' +

@@ -31,16 +31,26 @@ export function thresholdFor(lab, config, sweep, pair) {
   return points && points.length ? lab.threshold(config, pair, thresholdSearch(points, sweep.scales, thresholdRange(lab.options.limits))) : null;
 }
 
+// One sweep from the parts that labs sharing it computed (lab.shareSweep:
+// part k holds the points t with t % parts.length === k).
+export function mergeShares(parts) {
+  const pick = (rows) => rows[0].map((_, t) => rows[t % rows.length][t]);
+  return { scales: pick(parts.map((p) => p.scales)), mean: pick(parts.map((p) => p.mean)),
+    pairs: parts[0].pairs.map((_, i) => pick(parts.map((p) => p.pairs[i]))) };
+}
+
 // A worker's chart request (browser/sweeper.js's protocol): `sweep` is the
 // page's copy when it has one (it then needs only thresholds), `coarse`
-// asks for COARSE_SWEEP's points first. Sends the sweep as a partial reply
+// asks for COARSE_SWEEP's points first, `share` ([k, n]) asks for only
+// the points that are share k of n (shareSweeps in browser/sweeper.js). Sends the sweep as a partial reply
 // ({sweep, ms, coarse?}) and returns [[pair, threshold], ...].
 // With `between` (serveRequests'), the sweeps go in steps of one magnitude
 // and are awaited between them and before each threshold: the run worker
 // computes a transformer's chart on the weights it drew for the verdicts
 // (one copy of them, not two), and a newer run for those weights takes over
 // at the next step.
-export async function sweepJob({ config, range, pairs, coarse, sweep: given }, lab, partial, between = null) {
+export async function sweepJob({ config, range, pairs, coarse, sweep: given, share = [0, 1] }, lab, partial, between = null) {
+  lab.shareSweep(...share);
   const sweepOf = async (points) => {
     if (!between) return lab.run({ ...config, sweep: points }).sweep;
     const steps = lab.runSteps({ ...config, sweep: points });

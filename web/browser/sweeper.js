@@ -33,6 +33,7 @@
 // WebAssembly memory never shrinks: a worker whose core grew (a large
 // transformer's weights) gives its memory back only when it is ended
 // (end()); copies() lists the copies running, for memory_report.js.
+import { mergeShares } from '../app/sweep.js';
 
 // The page's side. `url`: the worker's script. With `spare`, more copies
 // are started beside it and kept ready, so that restart() can drop a
@@ -153,6 +154,40 @@ export function createSweeper(url, { spare = false, name = 'sweep worker', type 
 
   return { call, restart, end: () => drop(), available: () => worker !== null, restarts: () => restarts,
     copies: () => [worker, ...standby].filter(Boolean) }; // the one in use first
+}
+
+// Several sweep workers as one (the same face as createSweeper's): a chart
+// request that needs a sweep is computed in all of them at once, each
+// taking its share of the magnitudes (sweepJob's `share`), and the shares
+// are merged into one sweep, equal to one worker's to the bit, before
+// onPartial sees it; the thresholds are then split between them. On two
+// cores the curves come back in about half the time. A sweep without
+// positions (one point serves all) and a request for thresholds only go
+// to one worker; so does everything once a worker has broken.
+export function shareSweeps(sweepers) {
+  const ready = () => sweepers.filter((s) => s.available());
+  function call(request, onPartial = () => {}, options) {
+    const all = ready();
+    if (all.length < 2 || request.sweep || request.config.scheme === 'none') {
+      return all.length ? all[0].call(request, onPartial, options) : Promise.reject({ broken: 'no worker' });
+    }
+    const n = all.length, got = { coarse: [], sweep: [] };
+    let sweep;
+    const shares = all.map((s, k) => s.call({ ...request, pairs: [], share: [k, n] }, (part) => {
+      const these = got[part.coarse ? 'coarse' : 'sweep'];
+      these[k] = part;
+      if (these.filter(Boolean).length < n) return;
+      const merged = mergeShares(these.map((p) => p.sweep));
+      if (!part.coarse) sweep = merged;
+      onPartial({ ...part, sweep: merged, ms: Math.max(...these.map((p) => p.ms)) });
+    }, options));
+    return Promise.all(shares).then(() => Promise.all(all.map((s, k) => s.call({ ...request, sweep, coarse: false,
+      pairs: request.pairs.filter((_, i) => i % n === k) }, undefined, options)))).then((parts) => parts.flat());
+  }
+  return { call, available: () => ready().length > 0, end: () => sweepers.forEach((s) => s.end()),
+    restart: () => sweepers.map((s) => s.restart()).some(Boolean),
+    restarts: () => sweepers.reduce((sum, s) => sum + s.restarts(), 0),
+    copies: () => sweepers.flatMap((s) => s.copies()) };
 }
 
 // The worker's side: `start` is a promise of what the handler needs (its

@@ -1,0 +1,76 @@
+// One sweep computed by several labs (lab.shareSweep, the page's two sweep
+// workers): the shares merged (mergeShares) equal one lab's sweep exactly,
+// and shareSweeps (browser/sweeper.js) hands the page that merged sweep and
+// every threshold, asking each worker for its share.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const { createLab } = await import(`${ROOT}build/site/poslab.js`);
+const { mergeShares, sweepJob, thresholdFor, SWEEP } = await import(`${ROOT}web/app/sweep.js`);
+const { shareSweeps } = await import(`${ROOT}web/browser/sweeper.js`);
+
+const whole = await createLab();
+const parts = [await createLab(), await createLab(), await createLab()];
+const base = { sentence_a: 'the dog bites the man today', sentence_b: 'today the man bites the dog', sweep: SWEEP };
+const CONFIGS = [
+  { ...base, scheme: 'none' },
+  { ...base, scheme: 'random', heads: 1 },
+  { ...base, scheme: 'sinusoidal', heads: 8, dim: 64 },
+  { ...base, scheme: 'rope', heads: 8, dim: 64, causal: true },
+  { ...base, scheme: 'alibi', heads: 2, offset_b: 7 },
+];
+
+test('shares of a sweep, merged, are one lab\'s sweep to the bit', () => {
+  for (const config of CONFIGS) {
+    const want = whole.run(config).sweep;
+    for (const n of [2, 3]) {
+      const got = parts.slice(0, n).map((lab, k) => { lab.shareSweep(k, n); return lab.run(config).sweep; });
+      assert.deepEqual(mergeShares(got), want, `${config.scheme}, ${n} shares`);
+      // each share computed its own points: the other share's differ
+      if (config.scheme !== 'none' && n === 2) {
+        assert.notDeepEqual(got[0].mean, want.mean, `${config.scheme}: share 0 alone is not the sweep`);
+      }
+    }
+  }
+  parts.forEach((lab) => lab.shareSweep(0, 1));
+  assert.deepEqual(parts[1].run(CONFIGS[3]).sweep, whole.run(CONFIGS[3]).sweep, 'back to 0 of 1: every point');
+});
+
+test('shareSweep refuses shares that do not exist', () => {
+  for (const [k, n] of [[2, 2], [-1, 2], [0, 0], [0.5, 2], ['0', 2]]) {
+    assert.throws(() => whole.shareSweep(k, n), /shareSweep: share .* allowed: integers with 0 <= share < shares/, `${k} of ${n}`);
+  }
+});
+
+// A sweeper computing in `lab` at once, as a sweep worker would, recording what it was asked.
+const fakeSweeper = (lab) => {
+  const asked = [];
+  return { asked, available: () => true, end() {}, restart: () => false, restarts: () => 0, copies: () => [],
+    call: async (request, onPartial = () => {}) => { asked.push(request); return sweepJob(structuredClone(request), lab, onPartial); } };
+};
+
+test('shareSweeps: one merged sweep for the page, the thresholds split between the workers', async () => {
+  const config = CONFIGS[2];
+  const { sweep: _s, ...plain } = config;
+  const want = whole.run(config).sweep;
+  const sweepers = [fakeSweeper(parts[0]), fakeSweeper(parts[1])];
+  const both = shareSweeps(sweepers);
+  const partials = [];
+  const pairs = [1, 3, -1];
+  const thresholds = await both.call({ config: plain, range: SWEEP, pairs, sweep: null, coarse: true }, (p) => partials.push(p));
+  assert.deepEqual(partials.map((p) => Boolean(p.coarse)), [true, false], 'a coarse curve, then the sweep, each once');
+  assert.deepEqual(partials[1].sweep, want);
+  assert.equal(partials[1].sweep.scales.length, SWEEP.count);
+  assert.deepEqual(sweepers.map((s) => s.asked[0].share), [[0, 2], [1, 2]], 'each worker asked for its share');
+  assert.deepEqual(sweepers.map((s) => s.asked[1].pairs), [[1, -1], [3]], 'the thresholds split');
+  assert.deepEqual(thresholds.map(([pair]) => pair).sort(), [...pairs].sort(), 'every threshold asked for');
+  for (const [pair, value] of thresholds) assert.equal(value, thresholdFor(whole, plain, want, pair), `threshold of ${pair}`);
+  // without positions, and for thresholds alone, one worker does it all
+  const none = { ...CONFIGS[0] };
+  delete none.sweep;
+  sweepers.forEach((s) => { s.asked.length = 0; });
+  await both.call({ config: none, range: SWEEP, pairs: [-1], sweep: null, coarse: false }, () => {});
+  assert.deepEqual(sweepers.map((s) => s.asked.length), [1, 0]);
+});
