@@ -35,7 +35,7 @@ export const CHECKPOINT_FUNCTIONS = [
   '_poslab_safetensors_header_bytes', '_poslab_checkpoint_add_file', '_poslab_checkpoint_plan',
   '_poslab_checkpoint_allocate', '_poslab_checkpoint_feed', '_poslab_checkpoint_file_next',
   '_poslab_checkpoint_file_end', '_poslab_checkpoint_finish', '_poslab_checkpoint_json',
-  '_poslab_use_checkpoint', '_poslab_checkpoint_tokens_json',
+  '_poslab_use_checkpoint', '_poslab_checkpoint_tokens_json', '_poslab_threshold_begin', '_poslab_threshold_step',
 ];
 
 const MESSAGE_BYTES = 320; // POSLAB_MESSAGE_BYTES
