@@ -404,7 +404,7 @@ static inline __attribute__((always_inline)) int close_now(const poslab_lab *lab
 }
 
 /* Whether allclose holds at scale s for pair i (or the mean when i < 0). */
-typedef int probe(poslab_lab *lab, const poslab_config *c, int i, double s);
+typedef int verdict_at(poslab_lab *lab, const poslab_config *c, int i, double s);
 
 /* Both sentences' passes at s, at once. */
 static int close_at(poslab_lab *lab, const poslab_config *c, int i, double s) {
@@ -416,7 +416,7 @@ static int close_at(poslab_lab *lab, const poslab_config *c, int i, double s) {
  * Inlined (as the next two), so that the main WebAssembly module, which
  * has no search in steps, keeps the size it had with one function. */
 static inline __attribute__((always_inline)) double search(poslab_lab *lab, const poslab_config *c, int pair,
-                                                           double lo, double hi, double rel_tol, probe *close) {
+                                                           double lo, double hi, double rel_tol, verdict_at *close) {
     if (!close(lab, c, pair, lo)) return 0;
     /* allclose need not be monotone in the scale (a saturated softmax can
        make far-apart outputs close again), so first walk up a log grid to
@@ -513,7 +513,8 @@ poslab_status poslab_threshold_step(poslab_lab *lab, double *scale, char *messag
             return POSLAB_OK;
         }
         if (t->known == (int)sizeof t->verdicts * 8)
-            return fail(message, size, POSLAB_ERR_INPUT, "threshold: more than %d probes", t->known);
+            return fail(message, size, POSLAB_ERR_INPUT, "threshold: more than %d probes; allowed: lo above 4.9e-324",
+                        t->known);
         t->sentence = 0;
         lab->run.at = 0;
     }
