@@ -165,10 +165,10 @@ export class CheckpointModels {
   // thread, since no worker holds the checkpoint's weights, in slices of
   // about STEP_SLICE_MS with the page's input and frames in between; its
   // sweeps and thresholds step on a lab of their own (Checkpoint.runSteps,
-  // .thresholdSteps), so the verdicts' runs between two slices leave them be. It is dropped
-  // ({stale}, as a worker's) at its next slice when the page has moved on
-  // to another chart (this.latest(): the state the page is at) or asked for
-  // another.
+  // .thresholdSteps), so the verdicts' runs between two slices leave them
+  // be. It is dropped ({stale}, as a worker's) at its next slice when the
+  // page has moved on to another chart (this.latest(): the state the page
+  // is at) or asked for another.
   get runner() {
     const { SWEEP, COARSE_SWEEP, thresholdFor } = this.ranges;
     const { model } = this;
