@@ -99,12 +99,16 @@ test('a slow checkpoint\'s threshold: steps no longer than a slice or so, the nu
   ck.dispose();
   lab.dispose();
   console.log(`# lab.threshold: ${wholeMs.toFixed(0)} ms in one call; in ${count} steps, the longest ${longestStep.toFixed(1)} ms`);
-  assert.ok(wholeMs > 8 * longestStep, `one call (${wholeMs} ms) is many steps (the longest ${longestStep} ms)`);
+  // one to begin, then 2 x 8 blocks a probe: a search of about ten probes
+  assert.ok(count > 100 && (count - 1) % (2 * L) === 0, `${count} steps`);
 
   const { page, done } = await openPage(site.context, site.origin,
     `/?debug#a=${encodeURIComponent(A)}&b=${encodeURIComponent(B)}&model=gpt2&causal=0`);
   await page.waitForSelector('#model-files .mf-pick');
   const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('#model-files .mf-pick')]);
+  // its first chart (121 magnitudes, a pass of both sentences each) takes
+  // seconds, more on a busy machine
+  page.setDefaultTimeout(180000);
   await chooser.setFiles(FILES.map((f) => path.join(folder, f)));
   await page.waitForFunction(() => /GPT-2 is open/.test(document.querySelector('#model-files .mf-status')?.textContent),
     null, { timeout: 120000 });
@@ -129,8 +133,13 @@ test('a slow checkpoint\'s threshold: steps no longer than a slice or so, the nu
   const stated = json.thresholds.map((t) => t.threshold);
   console.log(`# the page: ${ms} ms to the threshold; long tasks (ms): ${long.map((d) => d.toFixed(0)).join(', ') || 'none'}`);
   assert.ok(stated.some((t) => Object.is(t, want)), `the page states lab.threshold's ${want}: ${JSON.stringify(stated)}`);
-  // a slice, the step that ends it and the page's own work; the search in one call took wholeMs
+  // A task is a slice of about STEP_SLICE_MS and the step that ends it (a
+  // few ms here), or the page's own work: the Long Tasks API reports none
+  // over 50 ms on a quiet machine. The search in one call, which is what
+  // the page's thread used to wait for, took wholeMs: a task that long (the
+  // search not stepped) fails here, with room left for a busy machine
+  // stretching a slice.
   const longest = Math.max(0, ...long);
-  assert.ok(longest < Math.max(10 * STEP_SLICE_MS, 4 * longestStep) && longest < wholeMs / 3,
-    `the longest task while the threshold was computed: ${longest} ms (a step: ${longestStep} ms; the search at once: ${wholeMs} ms)`);
+  assert.ok(longest < wholeMs / 2,
+    `the longest task while the threshold was computed: ${longest} ms (the search at once: ${wholeMs} ms; a slice: ${STEP_SLICE_MS} ms)`);
 });
