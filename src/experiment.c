@@ -337,8 +337,8 @@ poslab_status poslab_run_begin(poslab_lab *lab, const poslab_config *c, char *me
 }
 
 poslab_status poslab_run_step(poslab_lab *lab, char *message, size_t size) {
-    if (!lab || lab->run.phase == RUN_IDLE)
-        return fail(message, size, POSLAB_ERR_STATE, "poslab_run_step: no run begun (poslab_run_begin)");
+    if (!lab || lab->run.phase <= RUN_SEARCH)
+        return fail(message, size, POSLAB_ERR_STATE, "poslab_run_step: no poslab_run_begin before it");
     const poslab_config *c = &lab->run.c;
     switch (lab->run.phase) {
     case RUN_SWEEP:
@@ -406,34 +406,29 @@ const char *poslab_text(poslab_lab *lab) {
     return report_text(&lab->report, &lab->result);
 }
 
-/* allclose at scale s for pair i (or the mean when i < 0). */
-static int close_at(poslab_lab *lab, const poslab_config *c, int i, double s) {
+/* allclose for pair i (or the mean when i < 0) of the pass in the tmp buffers. */
+static inline __attribute__((always_inline)) int close_now(const poslab_lab *lab, const poslab_config *c, int i) {
     const int d = lab->d;
-    forward_both_tmp(lab, c, s, 0);
     if (i < 0) return allclose(lab->a.tmp_mean, lab->b.tmp_mean, d, c->rtol, c->atol);
     return allclose(lab->a.tmp_out + (size_t)i * d, lab->b.tmp_out + (size_t)lab->pairs[i].index_b * d, d,
                     c->rtol, c->atol);
 }
 
-poslab_status poslab_threshold(poslab_lab *lab, const poslab_config *c, int pair, double lo, double hi,
-                               double rel_tol, double *scale, char *message, size_t size) {
-    if (!lab || !c || !scale) return fail(message, size, POSLAB_ERR_INPUT, "poslab_threshold: missing argument");
-    lab->run.phase = RUN_IDLE; /* it works in the scratch an unfinished run keeps its state in */
-    poslab_config settled;
-    poslab_status st = settle(lab, c, &settled, message, size);
-    if (st != POSLAB_OK) return st;
-    c = &settled;
-    if (!(lo > 0 && hi >= lo && hi <= POSLAB_MAX_SCALE && rel_tol > 0 && isfinite(rel_tol)))
-        return fail(message, size, POSLAB_ERR_INPUT,
-                    "threshold: range %g to %g with tolerance %g; allowed: 0 < lo <= hi <= 1e6, tolerance > 0",
-                    lo, hi, rel_tol);
-    st = prepare(lab, c, message, size);
-    if (st != POSLAB_OK) return st;
-    if (pair < -1 || pair >= lab->a.n || (pair >= 0 && lab->pairs[pair].index_b < 0))
-        return fail(message, size, POSLAB_ERR_INPUT,
-                    "pair: %d is not a paired word; allowed: -1 (the mean) or the index in A of a word with a "
-                    "partner", pair);
-    if (!close_at(lab, c, pair, lo)) { *scale = 0; return POSLAB_OK; }
+/* Whether allclose holds at scale s for pair i (or the mean when i < 0). */
+typedef int verdict_at(poslab_lab *lab, const poslab_config *c, int i, double s);
+
+/* Both sentences' passes at s, at once. */
+static int close_at(poslab_lab *lab, const poslab_config *c, int i, double s) {
+    forward_both_tmp(lab, c, s, 0);
+    return close_now(lab, c, i);
+}
+
+/* The threshold search (poslab.h), asking `close` at each scale it probes.
+ * Inlined (as the next two), so that the main WebAssembly module, which
+ * has no search in steps, keeps the size it had with one function. */
+static inline __attribute__((always_inline)) double search(poslab_lab *lab, const poslab_config *c, int pair,
+                                                           double lo, double hi, double rel_tol, verdict_at *close) {
+    if (!close(lab, c, pair, lo)) return 0;
     /* allclose need not be monotone in the scale (a saturated softmax can
        make far-apart outputs close again), so first walk up a log grid to
        the first scale where it fails, then bisect only that step */
@@ -441,8 +436,8 @@ poslab_status poslab_threshold(poslab_lab *lab, const poslab_config *c, int pair
     double below = lo, above = lo;
     for (;;) {
         above = below * step < hi ? below * step : hi;
-        if (!close_at(lab, c, pair, above)) break;
-        if (above >= hi) { *scale = hi; return POSLAB_OK; }
+        if (!close(lab, c, pair, above)) break;
+        if (above >= hi) return hi;
         below = above;
     }
     /* invariant: close at `below`, not close at `above` */
@@ -451,11 +446,101 @@ poslab_status poslab_threshold(poslab_lab *lab, const poslab_config *c, int pair
     while (hi / lo > 1 + rel_tol) {
         double mid = sqrt(lo * hi);
         if (mid <= lo || mid >= hi) break;
-        if (close_at(lab, c, pair, mid)) lo = mid;
+        if (close(lab, c, pair, mid)) lo = mid;
         else hi = mid;
     }
-    *scale = lo;
+    return lo;
+}
+
+/* poslab_threshold's arguments checked (`out`: whether it was given a
+ * place for the result), c settled into *settled and its draws made. */
+static inline __attribute__((always_inline)) poslab_status threshold_ready(poslab_lab *lab, const poslab_config *c,
+                                                                           poslab_config *settled, int pair, double lo,
+                                                                           double hi, double rel_tol, int out,
+                                                                           char *message, size_t size) {
+    if (!lab || !c || !out) return fail(message, size, POSLAB_ERR_INPUT, "poslab_threshold: missing argument");
+    lab->run.phase = RUN_IDLE; /* it works in the scratch an unfinished run keeps its state in */
+    poslab_status st = settle(lab, c, settled, message, size);
+    if (st != POSLAB_OK) return st;
+    if (!(lo > 0 && hi >= lo && hi <= POSLAB_MAX_SCALE && rel_tol > 0 && isfinite(rel_tol)))
+        return fail(message, size, POSLAB_ERR_INPUT,
+                    "threshold: range %g to %g with tolerance %g; allowed: 0 < lo <= hi <= 1e6, tolerance > 0",
+                    lo, hi, rel_tol);
+    st = prepare(lab, settled, message, size);
+    if (st != POSLAB_OK) return st;
+    if (pair < -1 || pair >= lab->a.n || (pair >= 0 && lab->pairs[pair].index_b < 0))
+        return fail(message, size, POSLAB_ERR_INPUT,
+                    "pair: %d is not a paired word; allowed: -1 (the mean) or the index in A of a word with a "
+                    "partner", pair);
     return POSLAB_OK;
+}
+
+poslab_status poslab_threshold(poslab_lab *lab, const poslab_config *c, int pair, double lo, double hi,
+                               double rel_tol, double *scale, char *message, size_t size) {
+    poslab_config settled;
+    poslab_status st = threshold_ready(lab, c, &settled, pair, lo, hi, rel_tol, scale != NULL, message, size);
+    if (st != POSLAB_OK) return st;
+    *scale = search(lab, &settled, pair, lo, hi, rel_tol, close_at);
+    return POSLAB_OK;
+}
+
+/* The same search in steps replays it: search() runs again after each
+ * probe, answered from the verdicts of the probes done so far (no pass),
+ * and the first scale it asks about without a verdict is the next probe,
+ * whose passes then go a model step at a time. (Past that scale the replay
+ * is told False, and its end is not used.) One search, so the scale is
+ * poslab_threshold's to the bit. */
+static int replayed(poslab_lab *lab, const poslab_config *c, int i, double s) {
+    (void)c, (void)i;
+    struct search *t = &lab->search;
+    if (t->asked < t->known) {
+        const int k = t->asked++;
+        return t->verdicts[k / 8] >> (k % 8) & 1;
+    }
+    if (!t->probing) t->probing = 1, lab->run.s = s;
+    return 0;
+}
+
+poslab_status poslab_threshold_begin(poslab_lab *lab, const poslab_config *c, int pair, double lo, double hi,
+                                     double rel_tol, char *message, size_t size) {
+    poslab_status st = threshold_ready(lab, c, &lab->run.c, pair, lo, hi, rel_tol, 1, message, size);
+    if (st != POSLAB_OK) return st;
+    lab->search = (struct search){.pair = pair, .lo = lo, .hi = hi, .rel_tol = rel_tol};
+    lab->run.phase = RUN_SEARCH;
+    return POSLAB_OK;
+}
+
+poslab_status poslab_threshold_step(poslab_lab *lab, double *scale, char *message, size_t size) {
+    if (!lab || !scale || lab->run.phase != RUN_SEARCH)
+        return fail(message, size, POSLAB_ERR_STATE, "poslab_threshold_step: no search begun (poslab_threshold_begin)");
+    struct search *t = &lab->search;
+    const poslab_config *c = &lab->run.c;
+    if (!t->probing) { /* the search so far, to its next probe or its end */
+        t->asked = 0;
+        const double found = search(lab, c, t->pair, t->lo, t->hi, t->rel_tol, replayed);
+        if (!t->probing) {
+            lab->run.phase = RUN_IDLE;
+            *scale = found;
+            return POSLAB_OK;
+        }
+        if (t->known == (int)sizeof t->verdicts * 8)
+            return fail(message, size, POSLAB_ERR_INPUT, "threshold: more than %d probes; allowed: lo above 4.9e-324",
+                        t->known);
+        t->sentence = 0;
+        lab->run.at = 0;
+    }
+    /* the sentence with its tmp buffers for its own: a probe's passes go
+       there, as the sweep's points do, and a run's result stays on show */
+    side probe = t->sentence ? lab->b : lab->a;
+    probe.out = probe.tmp_out, probe.attn = probe.tmp_attn, probe.mean = probe.tmp_mean;
+    probe.scores = probe.layers = NULL;
+    if (!model_of(c)->step(lab, &probe, c, lab->run.s, lab->run.at++)) return POSLAB_RUNNING;
+    lab->run.at = 0;
+    if (!t->sentence++) return POSLAB_RUNNING; /* B's pass comes next */
+    const int k = t->known++;
+    if (close_now(lab, c, t->pair)) t->verdicts[k / 8] |= (unsigned char)(1u << (k % 8));
+    t->probing = 0;
+    return POSLAB_RUNNING;
 }
 
 poslab_status poslab_sinusoidal_table(int first, int count, int dim, double *out) {

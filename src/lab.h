@@ -137,9 +137,13 @@ struct poslab_lab {
 
     /* A run in steps (poslab_run_begin): its config, where it has got to
        (the sweep's points, then each sentence's model, a block a step) and
-       the scale of its single run. */
+       the scale of its single run. A threshold search in steps
+       (poslab_threshold_begin) is phase RUN_SEARCH: its config, the block
+       `at` of the probe at scale `s`, and `search` below. One state for
+       both, so that beginning either ends the other: they share the tmp
+       buffers and the prepared draws. */
     struct {
-        enum { RUN_IDLE, RUN_SWEEP, RUN_SIDE_A, RUN_SIDE_B } phase;
+        enum { RUN_IDLE, RUN_SEARCH, RUN_SWEEP, RUN_SIDE_A, RUN_SIDE_B } phase; /* no run: up to RUN_SEARCH */
         int at;
         double s;
         poslab_config c;
@@ -148,6 +152,21 @@ struct poslab_lab {
     int have_result;
     poslab_result result;
     strbuf report;
+
+    /* A threshold search in steps (poslab_threshold_begin; run.phase RUN_SEARCH). */
+    struct search {
+        int pair;                   /* whose allclose (-1: the mean) */
+        double lo, hi, rel_tol;     /* poslab_threshold_begin's range */
+        int probing, sentence;      /* a probe's passes under way at run.s; whose (0: A, 1: B) */
+        int known, asked;           /* probes done; verdicts replayed so far */
+        /* each probe's allclose, a bit each. A search probes fewer than
+           2,700 scales: from lo >= 4.9e-324 up to 1e6 the grid has under
+           8 x 330 points, and bisecting one of its steps on doubles takes
+           under 64 (save from lo = 4.9e-324 itself, where the grid's first
+           step rounds back to lo: poslab_threshold never ends there, and
+           the search in steps stops with an error once this is full) */
+        unsigned char verdicts[2700 / 8 + 1];
+    } search;
 };
 
 #endif

@@ -26,6 +26,7 @@
  *   poslab_result_array(lab, which)       one array of it, for FFI callers
  *   poslab_text(lab)                      the last run as the CLI's text
  *   poslab_threshold(lab, cfg, pair, ..)  largest scale at which allclose holds
+ *   poslab_threshold_begin() / _step()    the same search in bounded steps
  *   poslab_status_text(status)            a status code in words
  *
  * Errors are values: every call that can fail returns a poslab_status and, when
@@ -66,7 +67,7 @@ typedef enum {
     POSLAB_ERR_KEY,     /* an option name that does not exist */
     POSLAB_ERR_NOMEM,   /* working memory could not be allocated */
     POSLAB_ERR_STATE,   /* a call that needs a successful run came before one */
-    POSLAB_RUNNING      /* not an error: poslab_run_step has steps left */
+    POSLAB_RUNNING      /* not an error: poslab_run_step or _threshold_step has steps left */
 } poslab_status;
 
 /* The model: the course module's one attention head, or GPT-2-style
@@ -371,6 +372,25 @@ poslab_status poslab_threshold(poslab_lab *lab, const poslab_config *cfg,
                                int pair, double lo, double hi, double rel_tol,
                                double *scale, char *message,
                                size_t message_size);
+
+/* The same search in steps, for a caller that must stay responsive: each
+ * probe is a pass of both sentences, and on a checkpoint the size of
+ * GPT-2 small one pass takes a third of a second. poslab_threshold_begin
+ * checks its arguments as poslab_threshold does and makes the draws it
+ * needs; each poslab_threshold_step then does one bounded piece (the head
+ * model for one sentence, or one block of one sentence) and returns
+ * POSLAB_RUNNING while steps are left, POSLAB_OK with *scale set with the
+ * last. *scale is poslab_threshold's to the bit (poslab_threshold is these
+ * calls). A search and a run in steps share the lab's state: beginning
+ * either, poslab_run or poslab_threshold ends the other, as it ends a
+ * search dropped part way. poslab_threshold_step without a search begun:
+ * POSLAB_ERR_STATE. */
+poslab_status poslab_threshold_begin(poslab_lab *lab, const poslab_config *cfg,
+                                     int pair, double lo, double hi,
+                                     double rel_tol, char *message,
+                                     size_t message_size);
+poslab_status poslab_threshold_step(poslab_lab *lab, double *scale,
+                                    char *message, size_t message_size);
 
 /* ---- checkpoints (model checkpoint; docs/experiment.md "Checkpoints") ------
  * A GPT-2-family checkpoint in Hugging Face's layout, read from bytes the

@@ -2,7 +2,7 @@
  * verified results, and every fixture written by tests/reference.py
  * compared with what the core prints as JSON.
  *
- * usage: test_core tests/fixtures/cases.json RESULTS.json
+ * usage: test_core tests/fixtures/cases.json RESULTS.json CHECKPOINT_FOLDER
  * Exits non-zero on any failure. The fixture cases are run here and their
  * JSON written to RESULTS.json; tests/compare.py (CTest: core_vs_numpy)
  * compares them with NumPy's, by the one rule the WebAssembly tests use too. */
@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_checkpoint.h"
 #include "json_min.h"
 #include "numpy_random.h"
 #include "poslab.h"
@@ -532,6 +533,201 @@ static void test_steps(void) {
     poslab_destroy(lab);
 }
 
+/* ---- the threshold in steps --------------------------------------------- */
+
+/* allclose of pair i (-1: the mean) in a whole run of cfg at scale s. */
+static int run_close(poslab_lab *lab, const poslab_config *cfg, int i, double s, int *runs) {
+    char msg[POSLAB_MESSAGE_BYTES];
+    poslab_config c = *cfg;
+    c.scale = s;
+    c.scale_given = 1;
+    (*runs)++;
+    if (poslab_run(lab, &c, msg, sizeof msg) != POSLAB_OK) {
+        CHECK(0, "run at %.17g: %s", s, msg);
+        return 0;
+    }
+    const poslab_result *r = poslab_result_of(lab);
+    return i < 0 ? r->mean.allclose : r->pairs[i].allclose;
+}
+
+/* The search as poslab.h words it, written out again here with each
+ * verdict from a run of its own: the walk up 8 points a decade, then
+ * bisection of that step on log(scale). *runs: the scales it probed. */
+static double threshold_by_runs(poslab_lab *lab, const poslab_config *c, int i, double lo, double hi, double tol,
+                                int *runs) {
+    *runs = 0;
+    if (!run_close(lab, c, i, lo, runs)) return 0;
+    const double step = pow(10.0, 1.0 / 8);
+    double below = lo, above;
+    for (;;) {
+        above = below * step < hi ? below * step : hi;
+        if (!run_close(lab, c, i, above, runs)) break;
+        if (above >= hi) return hi;
+        below = above;
+    }
+    while (above / below > 1 + tol) {
+        const double mid = sqrt(below * above);
+        if (mid <= below || mid >= above) break;
+        if (run_close(lab, c, i, mid, runs)) below = mid;
+        else above = mid;
+    }
+    return below;
+}
+
+/* poslab_threshold_begin and its steps to the end: the status, *steps. */
+static poslab_status threshold_in_steps(poslab_lab *lab, const poslab_config *c, int i, double lo, double hi,
+                                        double tol, double *scale, int *steps) {
+    char msg[POSLAB_MESSAGE_BYTES];
+    poslab_status st = poslab_threshold_begin(lab, c, i, lo, hi, tol, msg, sizeof msg);
+    for (*steps = 0; st == POSLAB_OK || st == POSLAB_RUNNING;) {
+        st = poslab_threshold_step(lab, scale, msg, sizeof msg);
+        ++*steps;
+        if (st != POSLAB_RUNNING) break;
+    }
+    if (st != POSLAB_OK) CHECK(0, "threshold in steps: %s", msg);
+    return st;
+}
+
+/* For each pair and the mean of cfg and each range: the search in steps
+ * gives poslab_threshold's double to the bit and the documented search's
+ * (by whole runs), in 2 x `passes` steps a probe and one to end; and a
+ * search in between leaves the last run's result as it was. Returns the
+ * most scales one search probed. */
+static int check_thresholds(poslab_lab *lab, const poslab_config *cfg, int passes, const char *what,
+                             const poslab_checkpoint *ck) {
+    static const double ranges[][3] = {{1e-12, 1e3, 1e-3}, {1e-9, 1e6, 1e-7}, {0.5, 4, 1e-2}};
+    char msg[POSLAB_MESSAGE_BYTES];
+    poslab_lab *ref = poslab_create();
+    if (ck) poslab_use_checkpoint(ref, ck, msg, sizeof msg);
+    int most = 0;
+    CHECK(poslab_run(lab, cfg, msg, sizeof msg) == POSLAB_OK, "%s: run: %s", what, msg);
+    const poslab_result *r = poslab_result_of(lab);
+    const int pairs = r ? r->pair_count : 0;
+    char *shown = NULL;
+    const char *json = poslab_json(lab, POSLAB_JSON_FULL);
+    if (json && (shown = malloc(strlen(json) + 1))) strcpy(shown, json);
+    int paired[POSLAB_MAX_TOKENS];
+    for (int i = 0; i < pairs; i++) paired[i] = r->pairs[i].index_b >= 0;
+    for (int i = -1; i < pairs; i++) {
+        if (i >= 0 && !paired[i]) continue;
+        for (size_t k = 0; k < sizeof ranges / sizeof *ranges; k++) {
+            const double lo = ranges[k][0], hi = ranges[k][1], tol = ranges[k][2];
+            double whole = -1, stepped = -2;
+            int steps = 0, runs = 0;
+            CHECK(poslab_threshold(lab, cfg, i, lo, hi, tol, &whole, msg, sizeof msg) == POSLAB_OK, "%s: %s", what, msg);
+            threshold_in_steps(lab, cfg, i, lo, hi, tol, &stepped, &steps);
+            const double by_runs = threshold_by_runs(ref, cfg, i, lo, hi, tol, &runs);
+            CHECK(!memcmp(&stepped, &whole, sizeof whole) && !memcmp(&stepped, &by_runs, sizeof whole),
+                  "%s pair %d, %g to %g: in steps %a, poslab_threshold %a, by runs %a", what, i, lo, hi, stepped, whole,
+                  by_runs);
+            CHECK(steps == runs * 2 * passes + 1, "%s pair %d: %d probes of %d steps each and one to end, got %d steps",
+                  what, i, runs, 2 * passes, steps);
+            if (runs > most) most = runs;
+        }
+    }
+    json = poslab_json(lab, POSLAB_JSON_FULL);
+    CHECK(shown && json && !strcmp(shown, json), "%s: the run's result stays as it was through the searches", what);
+    free(shown);
+    poslab_destroy(ref);
+    return most;
+}
+
+static void test_threshold_steps(const char *checkpoint_path) {
+    char msg[POSLAB_MESSAGE_BYTES];
+    const char *head[] = {NULL};
+    const char *head_sin[] = {"scheme", "sinusoidal", "dim", "16", "heads", "2", "a", "the cat chased the mouse",
+                              "b", "the mouse chased the cat", NULL};
+    const char *head_rope[] = {"scheme", "rope", "dim", "8", "causal", "true", NULL};
+    const char *head_alibi[] = {"scheme", "alibi", "heads", "2", "a", "alice paid bob", "b", "bob paid alice", NULL};
+    const char *deep_rope[] = {"model", "transformer", "layers", "3", "heads", "2", "dim", "16", "scheme", "rope", NULL};
+    const char *deep_random[] = {"model", "transformer", "layers", "2", "dim", "8", "scheme", "random", NULL};
+    const struct { const char *const *options; int passes; const char *what; } drawn[] = {
+        {head, 1, "head"}, {head_sin, 1, "head sinusoidal"}, {head_rope, 1, "head rope causal"},
+        {head_alibi, 1, "head alibi"}, {deep_rope, 3, "transformer rope"}, {deep_random, 2, "transformer random"},
+    };
+    poslab_lab *lab = poslab_create();
+    double scale;
+    CHECK(poslab_threshold_step(lab, &scale, msg, sizeof msg) == POSLAB_ERR_STATE && strstr(msg, "poslab_threshold_begin"),
+          "a step before any begin: POSLAB_ERR_STATE naming poslab_threshold_begin (got \"%s\")", msg);
+    poslab_config c;
+    for (size_t k = 0; k < sizeof drawn / sizeof *drawn; k++) {
+        CHECK(set_all(&c, drawn[k].options), "%s parses", drawn[k].what);
+        const int most = check_thresholds(lab, &c, drawn[k].passes, drawn[k].what, NULL);
+        CHECK(most >= 20, "%s: a search that walks and bisects (at most %d probes)", drawn[k].what, most);
+    }
+
+    /* a search is ended by a run begun, a whole threshold or a refused
+       begin, and ends a run in steps; a run's steps refuse a search */
+    CHECK(set_all(&c, deep_rope), "parses");
+    double want = -1, got = -2;
+    int steps;
+    poslab_threshold(lab, &c, -1, 1e-12, 1e3, 1e-3, &want, msg, sizeof msg);
+    CHECK(poslab_threshold_begin(lab, &c, -1, 1e-12, 1e3, 1e-3, msg, sizeof msg) == POSLAB_OK, "begin: %s", msg);
+    for (int i = 0; i < 4; i++) poslab_threshold_step(lab, &got, msg, sizeof msg);
+    CHECK(poslab_run_step(lab, msg, sizeof msg) == POSLAB_ERR_STATE, "a run's step during a search: POSLAB_ERR_STATE");
+    poslab_status st;
+    while ((st = poslab_threshold_step(lab, &got, msg, sizeof msg)) == POSLAB_RUNNING) {}
+    CHECK(st == POSLAB_OK && !memcmp(&got, &want, sizeof got), "the search goes on past a refused run step: %a, %a",
+          got, want);
+    CHECK(poslab_threshold_begin(lab, &c, -1, 1e-12, 1e3, 1e-3, msg, sizeof msg) == POSLAB_OK, "begin: %s", msg);
+    poslab_threshold_step(lab, &got, msg, sizeof msg);
+    CHECK(poslab_run_begin(lab, &c, msg, sizeof msg) == POSLAB_OK, "run begin: %s", msg);
+    CHECK(poslab_threshold_step(lab, &got, msg, sizeof msg) == POSLAB_ERR_STATE, "a run begun ends the search");
+    CHECK(poslab_threshold_begin(lab, &c, -1, 1e-12, 1e3, 1e-3, msg, sizeof msg) == POSLAB_OK, "begin: %s", msg);
+    CHECK(poslab_run_step(lab, msg, sizeof msg) == POSLAB_ERR_STATE, "a search begun ends the run in steps");
+    poslab_threshold(lab, &c, 0, 1e-12, 1e3, 1e-3, &got, msg, sizeof msg);
+    CHECK(poslab_threshold_step(lab, &got, msg, sizeof msg) == POSLAB_ERR_STATE, "a whole threshold ends the search");
+    CHECK(poslab_threshold_begin(lab, &c, -1, 1e-12, 1e3, 1e-3, msg, sizeof msg) == POSLAB_OK, "begin: %s", msg);
+    CHECK(poslab_threshold_begin(lab, &c, 99, 1e-12, 1e3, 1e-3, msg, sizeof msg) == POSLAB_ERR_INPUT &&
+              strstr(msg, "pair: 99"), "a begin with a pair that does not exist is refused (\"%s\")", msg);
+    CHECK(poslab_threshold_step(lab, &got, msg, sizeof msg) == POSLAB_ERR_STATE, "a refused begin ends the search");
+    CHECK(poslab_threshold_begin(lab, &c, -1, 0, 1e3, 1e-3, msg, sizeof msg) == POSLAB_ERR_INPUT &&
+              strstr(msg, "threshold: range 0 to 1000"), "a range from 0 is refused as poslab_threshold refuses it");
+    /* dropped inside a probe, then a run prints what a fresh lab prints */
+    CHECK(poslab_threshold_begin(lab, &c, -1, 1e-12, 1e3, 1e-3, msg, sizeof msg) == POSLAB_OK, "begin: %s", msg);
+    for (int i = 0; i < 5; i++) poslab_threshold_step(lab, &got, msg, sizeof msg);
+    CHECK(poslab_run(lab, &c, msg, sizeof msg) == POSLAB_OK, "run: %s", msg);
+    char *fresh = fresh_json(&c);
+    const char *json = poslab_json(lab, POSLAB_JSON_FULL);
+    CHECK(fresh && json && !strcmp(fresh, json), "a run after a dropped search prints what a fresh lab prints");
+    free(fresh);
+    threshold_in_steps(lab, &c, -1, 1e-12, 1e3, 1e-3, &got, &steps);
+    CHECK(!memcmp(&got, &want, sizeof got), "a search after a dropped one: %a, want %a", got, want);
+
+    /* a checkpoint (one of the models trained here): a block of one
+       sentence a step */
+    poslab_checkpoint *ck = NULL;
+    if (cli_load_checkpoint(checkpoint_path, 1, &ck, msg, sizeof msg)) {
+        CHECK(0, "checkpoint %s: %s", checkpoint_path, msg);
+    } else {
+        CHECK(poslab_use_checkpoint(lab, ck, msg, sizeof msg) == POSLAB_OK, "use: %s", msg);
+        const char *trained[] = {"model", "checkpoint", NULL};
+        const char *no_mask[] = {"model", "checkpoint", "causal", "false", NULL};
+        const char *neither[] = {"model", "checkpoint", "causal", "false", "scheme", "none", NULL};
+        const char *longer[] = {"model", "checkpoint", "a", "the dog bites the man", "b", "the man bites the dog", NULL};
+        const char *const *configs[] = {trained, no_mask, neither, longer};
+        const char *names[] = {"checkpoint", "checkpoint, no mask", "checkpoint, no positions or mask",
+                               "checkpoint, longer sentences"};
+        CHECK(poslab_run(lab, set_all(&c, trained) ? &c : NULL, msg, sizeof msg) == POSLAB_OK, "run: %s", msg);
+        const int blocks = poslab_result_of(lab) ? poslab_result_of(lab)->layer_count : 0;
+        CHECK(blocks >= 2, "the checkpoint has blocks (%d)", blocks);
+        for (int k = 0; k < 4; k++) {
+            CHECK(set_all(&c, configs[k]), "%s parses", names[k]);
+            const int most = check_thresholds(lab, &c, blocks, names[k], ck);
+            /* as trained, the mask tells the sentences apart at every scale: one probe */
+            CHECK(k == 0 ? most == 1 : most >= 20, "%s: at most %d probes in a search", names[k], most);
+        }
+        /* a second checkpoint in use ends a search on the first */
+        CHECK(set_all(&c, trained) && poslab_threshold_begin(lab, &c, -1, 1e-12, 1e3, 1e-3, msg, sizeof msg) == POSLAB_OK,
+              "begin: %s", msg);
+        poslab_use_checkpoint(lab, ck, msg, sizeof msg);
+        CHECK(poslab_threshold_step(lab, &got, msg, sizeof msg) == POSLAB_ERR_STATE, "a checkpoint put in use ends the search");
+        poslab_use_checkpoint(lab, NULL, msg, sizeof msg);
+        poslab_checkpoint_free(ck);
+    }
+    poslab_destroy(lab);
+}
+
 /* ALiBi's scores are the unbiased ones minus s m_h |i - j| (whatever the
  * offsets), with NumPy's get_slopes from the fixtures; at scale 0 they are
  * scheme none's exactly. */
@@ -836,7 +1032,7 @@ static void test_fixture_case(poslab_lab *lab, const jvalue *c, FILE *results, i
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3) { fprintf(stderr, "usage: test_core FIXTURES.json RESULTS.json\n"); return 2; }
+    if (argc != 4) { fprintf(stderr, "usage: test_core FIXTURES.json RESULTS.json CHECKPOINT_FOLDER\n"); return 2; }
     char *text = read_file(argv[1]);
     jvalue fixtures;
     if (!text || json_parse(text, &fixtures)) { fprintf(stderr, "cannot read %s\n", argv[1]); return 2; }
@@ -855,6 +1051,7 @@ int main(int argc, char **argv) {
     test_one_head_is_the_module();
     test_steps();
     test_shared_sweep();
+    test_threshold_steps(argv[3]);
     const jvalue *tables = json_get(&fixtures, "tables");
     CHECK(tables != NULL, "the fixtures hold NumPy's tables");
     if (tables) {

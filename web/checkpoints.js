@@ -5,6 +5,7 @@
 // What this file needs of the wrapper, handed over by poslab.js when it
 // loads it (an import of poslab.js would make these part of its public face).
 let Lab, MESSAGE_BYTES, NODE_FS, checkText, SINGLE_FILE;
+const RUNNING = 5; // POSLAB_RUNNING
 
 export function openCheckpoint(options, wrapper) {
   ({ Lab, MESSAGE_BYTES, NODE_FS, checkText, SINGLE_FILE } = wrapper);
@@ -387,6 +388,11 @@ class Checkpoint {
   // would drop its run.
   *runSteps(config = {}) {
     this.alive();
+    return yield* this.stepper().runSteps({ ...config, model: 'checkpoint' });
+  }
+
+  // The lab that steps (see runSteps), made with the first call.
+  stepper() {
     if (!this.stepLab) {
       const lab = new Lab(this.core, true);
       lab.ownsCheckpoint = true;
@@ -395,15 +401,53 @@ class Checkpoint {
         lab.dispose();
         throw error;
       }
+      // where a search in steps writes its scale: one for the lab, since
+      // a search dropped part way never reaches a `finally` to free its own
+      lab.scaleOut = this.core._malloc(8) >>> 0;
+      if (!lab.scaleOut) {
+        lab.dispose();
+        throw new Error('poslab: out of memory');
+      }
       this.stepLab = lab;
     }
-    return yield* this.stepLab.runSteps({ ...config, model: 'checkpoint' });
+    return this.stepLab;
   }
 
   // lab.threshold() on this checkpoint.
   threshold(config, pair, range) {
     this.alive();
     return this.lab.threshold({ ...config, model: 'checkpoint' }, pair, range);
+  }
+
+  // The same threshold in steps (poslab_threshold_begin/_step), as
+  // runSteps is run() in steps and on the same second lab: a generator
+  // whose first next() checks the arguments and makes the draws, and each
+  // later one does one bounded step (one block of one sentence of one of
+  // the search's probes, a pass of both sentences at one magnitude); the
+  // last returns threshold()'s number for the same arguments, equal to the
+  // bit. To drop it, stop calling next(): the next runSteps or
+  // thresholdSteps ends it.
+  *thresholdSteps(config, pair, range = {}) {
+    this.alive();
+    const lab = this.stepper();
+    const { core } = this;
+    const { lo = 1e-12, hi = 1e3, relTol = 1e-3 } = range;
+    const mine = {};
+    lab.stepping = mine;
+    const cfg = lab.configure({ ...config, model: 'checkpoint' });
+    try {
+      if (core._poslab_threshold_begin(lab.lab, cfg, pair, lo, hi, relTol, lab.message, MESSAGE_BYTES) !== 0) throw lab.fail();
+    } finally {
+      core._poslab_config_free(cfg); // the core keeps a copy
+    }
+    for (;;) {
+      yield;
+      this.alive();
+      if (lab.stepping !== mine) throw new Error('poslab: this search was dropped: the lab has begun another since');
+      const status = core._poslab_threshold_step(lab.lab, lab.scaleOut, lab.message, MESSAGE_BYTES);
+      if (status === 0) return core.HEAPF64[lab.scaleOut / 8]; // a fresh view: memory may have grown
+      if (status !== RUNNING) throw lab.fail();
+    }
   }
 
   // GPT-2's tokens of text: [{id, text}] (poslab --tokenize --json).
@@ -432,6 +476,7 @@ class Checkpoint {
     this.release();
     if (this.ck) this.core._poslab_checkpoint_free(this.ck);
     if (this.boxed) this.core._free(this.boxed);
+    if (this.stepLab) this.core._free(this.stepLab.scaleOut);
     this.stepLab?.dispose();
     this.lab.dispose();
     this.ck = 0;

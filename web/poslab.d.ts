@@ -195,6 +195,12 @@ export interface Checkpoint {
   readonly bytesNeeded: number;
   run(config?: CheckpointConfig): Result & Record<string, unknown>;
   runSteps(config?: CheckpointConfig): Generator<undefined, Result & Record<string, unknown>, undefined>;
+  /** lab.threshold on this checkpoint */
+  threshold(config: CheckpointConfig, pair: number, range?: { lo?: number; hi?: number; relTol?: number }): number;
+  /** the same search in bounded steps (a block of one sentence each); the last returns threshold()'s number to the
+   *  bit; a later runSteps or thresholdSteps drops it */
+  thresholdSteps(config: CheckpointConfig, pair: number, range?: { lo?: number; hi?: number; relTol?: number }):
+    Generator<undefined, number, undefined>;
   /** GPT-2's tokens of text */
   tokenize(text: string, options?: { prefixSpace?: boolean }): { id: number; text: string }[];
   /** frees it and drops its module instance */

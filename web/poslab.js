@@ -28,15 +28,14 @@ export const CORE_FUNCTIONS = [
 ];
 
 // The checkpoint module's functions beyond CORE_FUNCTIONS; tests check it
-// against src/exports_checkpoint.json.
+// against src/exports_checkpoint.json. (Written without their common
+// prefix: this file is part of what the page fetches at open.)
 export const CHECKPOINT_FUNCTIONS = [
-  '_poslab_checkpoint_create', '_poslab_checkpoint_free', '_poslab_checkpoint_config',
-  '_poslab_checkpoint_tokenizer', '_poslab_checkpoint_shards', '_poslab_checkpoint_shard',
-  '_poslab_safetensors_header_bytes', '_poslab_checkpoint_add_file', '_poslab_checkpoint_plan',
-  '_poslab_checkpoint_allocate', '_poslab_checkpoint_feed', '_poslab_checkpoint_file_next',
-  '_poslab_checkpoint_file_end', '_poslab_checkpoint_finish', '_poslab_checkpoint_json',
-  '_poslab_use_checkpoint', '_poslab_checkpoint_tokens_json',
-];
+  'checkpoint_create', 'checkpoint_free', 'checkpoint_config', 'checkpoint_tokenizer', 'checkpoint_shards',
+  'checkpoint_shard', 'safetensors_header_bytes', 'checkpoint_add_file', 'checkpoint_plan', 'checkpoint_allocate',
+  'checkpoint_feed', 'checkpoint_file_next', 'checkpoint_file_end', 'checkpoint_finish', 'checkpoint_json',
+  'use_checkpoint', 'checkpoint_tokens_json', 'threshold_begin', 'threshold_step',
+].map((name) => `_poslab_${name}`);
 
 const MESSAGE_BYTES = 320; // POSLAB_MESSAGE_BYTES
 const RUNNING = 5;         // POSLAB_RUNNING

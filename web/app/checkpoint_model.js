@@ -123,8 +123,8 @@ export class CheckpointModels {
   // so that the page's runInWorker serves both: the run goes in steps of one
   // block of one sentence on the checkpoint's own lab, with the page's
   // input and frames between slices of about STEP_SLICE_MS, and a newer
-  // run (the next slider step) drops it at its next slice. A threshold of
-  // the chart's on the same lab ends a run in steps too: it starts again.
+  // run (the next slider step) drops it at its next slice. A threshold
+  // (lab.threshold) on the same lab ends a run in steps too: it starts again.
   get runs() {
     return (this.runsMade ??= {
       available: () => true,
@@ -164,11 +164,11 @@ export class CheckpointModels {
   // curve first when asked, the sweep, then the thresholds. It runs on this
   // thread, since no worker holds the checkpoint's weights, in slices of
   // about STEP_SLICE_MS with the page's input and frames in between; its
-  // sweeps step on a lab of their own (Checkpoint.runSteps), so the
-  // verdicts' runs between two slices leave them be. It is dropped
-  // ({stale}, as a worker's) at its next slice when the page has moved on
-  // to another chart (this.latest(): the state the page is at) or asked for
-  // another.
+  // sweeps and thresholds step on a lab of their own (Checkpoint.runSteps,
+  // .thresholdSteps), so the verdicts' runs between two slices leave them
+  // be. It is dropped ({stale}, as a worker's) at its next slice when the
+  // page has moved on to another chart (this.latest(): the state the page
+  // is at) or asked for another.
   get runner() {
     const { SWEEP, COARSE_SWEEP, thresholdFor } = this.ranges;
     const { model } = this;
@@ -202,11 +202,24 @@ export class CheckpointModels {
           sweep = await sweepOf(range ?? SWEEP);
           partial({ sweep });
         }
+        // The thresholds in steps too, on the lab the sweep stepped on: each
+        // of a search's probes is a pass of both sentences (on GPT-2 small
+        // a third of a second), so it goes a block of one sentence a step.
+        // Its range is thresholdFor's, asked of a lab whose threshold()
+        // hands back the steps (Checkpoint.thresholdSteps) for the number.
         const thresholds = [];
         for (const pair of pairs) {
           await nextTask();
-          if (dropped()) throw { stale: true }; // eslint-disable-line no-throw-literal
-          thresholds.push([pair, thresholdFor(model.lab, config, sweep, pair)]);
+          const ck = this.loader.held?.checkpoint;
+          if (dropped() || !ck) throw { stale: true }; // eslint-disable-line no-throw-literal
+          const stepped = { options: model.lab.options, threshold: (c, p, r) => ck.thresholdSteps(c, p, r) };
+          const steps = thresholdFor(stepped, config, sweep, pair);
+          let step = steps?.next();
+          while (step && !step.done) {
+            await between();
+            step = steps.next();
+          }
+          thresholds.push([pair, step ? step.value : null]);
         }
         return thresholds;
       },

@@ -1,0 +1,145 @@
+// A checkpoint's thresholds in the page go in steps: on a checkpoint whose
+// pass of one sentence takes long (C 384, 8 blocks: tens of milliseconds a
+// pass in WebAssembly, where lab.threshold searches for a second or more
+// in one call), asking for another word's threshold leaves no task on the
+// page's thread much longer than a slice, and the threshold the chart
+// states is still lab.threshold's to the bit. The checkpoint is opened
+// from files, as GPT-2's are. Run `make site`.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, copyFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT, openPage, settled, useSite } from './harness.mjs';
+import { FILES } from './gpt2_files.mjs';
+
+const { SWEEP, thresholdSearch, thresholdRange } = await import(`${ROOT}web/app/sweep.js`);
+const { STEP_SLICE_MS } = await import(`${ROOT}web/app/checkpoint_model.js`);
+const { createLab } = await import(`${ROOT}build/site/poslab.js`);
+const site = useSite({ context: {} });
+
+const A = 'dog bites man . who bites ?';
+const B = 'man bites dog . who bites ?';
+const [C, L, H, P] = [384, 8, 6, 64];
+
+// A GPT-2-shaped checkpoint with random weights (a seeded generator) and the
+// tokenizer of the models trained here (366 tokens: a small wte, so the
+// blocks are nearly all of its 57 MB), made once into build/test-checkpoints/.
+function slowCheckpoint() {
+  const folder = path.join(ROOT, 'build', 'test-checkpoints', `threshold-c${C}-l${L}`);
+  const file = path.join(folder, 'model.safetensors');
+  if (existsSync(file) && statSync(file).mtimeMs > statSync(new URL(import.meta.url)).mtimeMs) return folder;
+  mkdirSync(folder, { recursive: true });
+  for (const f of ['vocab.json', 'merges.txt']) copyFileSync(path.join(ROOT, 'models', 'gpt', f), path.join(folder, f));
+  const V = 366;
+  writeFileSync(path.join(folder, 'config.json'), JSON.stringify({
+    architectures: ['GPT2LMHeadModel'], model_type: 'gpt2', activation_function: 'gelu_new', n_embd: C, n_layer: L,
+    n_head: H, vocab_size: V, n_positions: P, layer_norm_epsilon: 1e-5,
+  }));
+  let seed = 7;
+  const uniform = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) + 0.5) / 2 ** 32;
+  const normal = () => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
+  // [name, shape, value(): a draw] in order; weights about 1 / sqrt(fan-in), gains about 1
+  const tensors = [['wte.weight', [V, C], () => normal()], ['wpe.weight', [P, C], () => normal()]];
+  for (let i = 0; i < L; i++) {
+    const w = (fanIn) => () => normal() / Math.sqrt(fanIn), small = () => 0.1 * normal(), gain = () => 1 + 0.1 * normal();
+    tensors.push([`h.${i}.ln_1.weight`, [C], gain], [`h.${i}.ln_1.bias`, [C], small],
+      [`h.${i}.attn.c_attn.weight`, [C, 3 * C], w(C)], [`h.${i}.attn.c_attn.bias`, [3 * C], small],
+      [`h.${i}.attn.c_proj.weight`, [C, C], w(C)], [`h.${i}.attn.c_proj.bias`, [C], small],
+      [`h.${i}.ln_2.weight`, [C], gain], [`h.${i}.ln_2.bias`, [C], small],
+      [`h.${i}.mlp.c_fc.weight`, [C, 4 * C], w(C)], [`h.${i}.mlp.c_fc.bias`, [4 * C], small],
+      [`h.${i}.mlp.c_proj.weight`, [4 * C, C], w(4 * C)], [`h.${i}.mlp.c_proj.bias`, [C], small]);
+  }
+  tensors.push(['ln_f.weight', [C], () => 1], ['ln_f.bias', [C], () => 0]);
+  const header = {};
+  let at = 0;
+  for (const [name, shape] of tensors) {
+    const bytes = 4 * shape.reduce((a, b) => a * b, 1);
+    header[name] = { dtype: 'F32', shape, data_offsets: [at, at + bytes] };
+    at += bytes;
+  }
+  let text = JSON.stringify(header);
+  text += ' '.repeat((8 - (text.length % 8)) % 8);
+  const out = Buffer.alloc(8 + text.length + at);
+  out.writeBigUInt64LE(BigInt(text.length));
+  out.write(text, 8);
+  const data = new Float32Array(out.buffer, out.byteOffset + 8 + text.length, at / 4);
+  let k = 0;
+  for (const [, shape, value] of tensors) for (let n = shape.reduce((a, b) => a * b, 1); n > 0; n--) data[k++] = value();
+  writeFileSync(file, out);
+  return folder;
+}
+
+test('a slow checkpoint\'s threshold: steps no longer than a slice or so, the number lab.threshold\'s', async () => {
+  const folder = slowCheckpoint();
+  // What the page should state, from the wrapper in Node on the same files
+  // (the same WebAssembly build): the sweep, then lab.threshold where the
+  // page searches, timed (the one call the page used to make).
+  const lab = await createLab();
+  const ck = await lab.openCheckpoint({ url: pathToFileURL(`${folder}/`).href });
+  const config = { model: 'checkpoint', sentence_a: A, sentence_b: B, scheme: 'learned', causal: false };
+  const { sweep, pairs } = lab.run({ ...config, sweep: SWEEP });
+  const range = (pair) => thresholdSearch(pair < 0 ? sweep.mean : sweep.pairs[pair], sweep.scales,
+    thresholdRange(lab.options.limits));
+  const word = pairs.findIndex((p, i) => i > 0 && p.index_b !== null && sweep.pairs[i].some((q) => q.allclose) &&
+    sweep.pairs[i].some((q) => !q.allclose));
+  assert.ok(word > 0, 'a word whose curve turns from True to False on the chart');
+  let t0 = performance.now();
+  const want = lab.threshold(config, word, range(word));
+  const wholeMs = performance.now() - t0;
+  t0 = performance.now();
+  const steps = ck.thresholdSteps(config, word, range(word));
+  let longestStep = 0, count = 0;
+  for (let s = steps.next(); !s.done; s = steps.next()) {
+    const t = performance.now();
+    longestStep = Math.max(longestStep, t - t0);
+    t0 = t;
+    count++;
+  }
+  ck.dispose();
+  lab.dispose();
+  console.log(`# lab.threshold: ${wholeMs.toFixed(0)} ms in one call; in ${count} steps, the longest ${longestStep.toFixed(1)} ms`);
+  // one to begin, then 2 x 8 blocks a probe: a search of about ten probes
+  assert.ok(count > 100 && (count - 1) % (2 * L) === 0, `${count} steps`);
+
+  const { page, done } = await openPage(site.context, site.origin,
+    `/?debug#a=${encodeURIComponent(A)}&b=${encodeURIComponent(B)}&model=gpt2&causal=0`);
+  await page.waitForSelector('#model-files .mf-pick');
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('#model-files .mf-pick')]);
+  // its first chart (121 magnitudes, a pass of both sentences each) takes
+  // seconds, more on a busy machine
+  page.setDefaultTimeout(180000);
+  await chooser.setFiles(FILES.map((f) => path.join(folder, f)));
+  await page.waitForFunction(() => /GPT-2 is open/.test(document.querySelector('#model-files .mf-status')?.textContent),
+    null, { timeout: 120000 });
+  await settled(page);
+  assert.equal(await page.isChecked('#causal'), false, 'the mask is off, as the link says');
+
+  // another word to follow: its threshold is all the page computes (the
+  // sweep is the one on the chart), in steps between the page's tasks
+  await page.evaluate(() => {
+    window.__long = [];
+    new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__long.push(e.duration); })
+      .observe({ type: 'longtask' });
+  });
+  const started = Date.now();
+  await page.selectOption('#plot-word', String(word));
+  await settled(page);
+  const ms = Date.now() - started;
+  const long = await page.evaluate(() => window.__long);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-json')]);
+  const json = JSON.parse(await (await import('node:fs/promises')).readFile(await download.path(), 'utf8'));
+  await done();
+  const stated = json.thresholds.map((t) => t.threshold);
+  console.log(`# the page: ${ms} ms to the threshold; long tasks (ms): ${long.map((d) => d.toFixed(0)).join(', ') || 'none'}`);
+  assert.ok(stated.some((t) => Object.is(t, want)), `the page states lab.threshold's ${want}: ${JSON.stringify(stated)}`);
+  // A task is a slice of about STEP_SLICE_MS and the step that ends it (a
+  // few ms here), or the page's own work: the Long Tasks API reports none
+  // over 50 ms on a quiet machine. The search in one call, which is what
+  // the page's thread used to wait for, took wholeMs: a task that long (the
+  // search not stepped) fails here, with room left for a busy machine
+  // stretching a slice.
+  const longest = Math.max(0, ...long);
+  assert.ok(longest < wholeMs / 2,
+    `the longest task while the threshold was computed: ${longest} ms (the search at once: ${wholeMs} ms; a slice: ${STEP_SLICE_MS} ms)`);
+});
