@@ -44,8 +44,7 @@ function wire({ store, form, model, page, tourMemory, tourActions, view }) {
       const lab = store.get().lab;
       if ((name === 'a' || name === 'b') && lab.model === 'head' && sweeper?.available() && !model.offThreadBusy()) {
         const next = { ...lab, [name]: raw };
-        const onSweep = () => page.render(store.get());
-        if (!model.chartDataIsQuick(next)) model.chartDataOffThread(next, sweeper.call, { onSweep }).catch(() => {});
+        if (!model.chartDataIsQuick(next)) model.chartDataOffThread(next, sweeper.call, { onSweep: page.rerender }).catch(() => {});
       }
       go(update.typed, name, raw, model.tryField(store.get().lab, name, raw));
     });

@@ -110,6 +110,10 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   let sweepFailed = null; // the sweep key that failed, so it is not retried in a loop
 
   // Whether a section is shown and open (its group not hidden by the embed).
+  // The one render for the store's value as it is now: one function, so that
+  // a sweep's callbacks (a keystroke's and the chart's) run it once, not twice.
+  const rerender = () => render(store.get());
+
   const isOpen = (id) => !view.hide.has($(id).dataset.group) && $(id).open;
 
   // A chart the core could not compute: said once, not retried for that key.
@@ -147,7 +151,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
         // (it can take minutes) is dropped at its next step by this newer
         // request, and a run asked for later drops this one.
         try {
-          await model.chartDataOffThread(lab, worker.call, { onSweep: () => render(store.get()), yields: transformer });
+          await model.chartDataOffThread(lab, worker.call, { onSweep: rerender, yields: transformer });
         } catch (e) {
           if (e instanceof Error) chartFailed(key, e); // else: dropped, or the worker broke (the page computes from now on)
         }
@@ -359,6 +363,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
 
   return {
     render,
+    rerender,
     // The heatmaps' code, before their section is opened (a keyboard user
     // on its summary Tabs on into its controls right after Enter).
     preloadHeatmaps: () => heatmaps.load(),
