@@ -1,6 +1,7 @@
 /* The numerical kernels; see attention.h. Built with -ffp-contract=off and
  * without fast-math so that every operation rounds as NumPy's does. */
 #include "attention.h"
+#include "exp_wasm.h"
 #include "poslab.h"
 
 #include <math.h>
@@ -166,7 +167,7 @@ void attention_apply(double *out, double *attn, const double *v, int n, int widt
                 row[j] = 0.0;
                 continue;
             }
-            row[j] = exp(x);
+            row[j] = softmax_exp(x);
             sum += row[j];
             used[count++] = j;
         }
