@@ -38,20 +38,22 @@ static inline void add_four_rows(double *acc, double a0, const double *r0, doubl
     }
 }
 
-/* Rows of 8, 16 or 24 columns are summed eight columns at a time in
-   registers (other narrow widths would leave columns to a scalar loop that
-   cost more than the registers saved: a sentence of 17 words' scores). */
+/* Rows of 8, 16 or 24 columns are summed in registers. Other narrow widths
+   (the score rows of a 17-word sentence) take the passes of four rows: with
+   their last columns in a scalar loop, registers were slower (RoPE, 8 heads:
+   1.08x the time in WebAssembly). */
 #define NARROW 24
 
 /* acc[c] += coef[p] * rows[p * stride + c] for p = index[0], index[1], ...,
-   index[nrows-1] in that order, for every c < len. Narrow rows (a head's
-   width of 8 at d 64 with 8 heads, a score row of a short sentence) keep
-   them in registers, eight columns at a time, through all the rows: passes of four rows
-   over acc in memory loaded and stored it again every four rows, and that
-   traffic and the loops' overhead were most of a sweep. Wide rows (d 512)
-   take the passes, which read each row straight through: eight columns at
-   a time through rows a power of two apart were slower there. Each acc[c]
-   sees the same additions in the same order either way. */
+   index[nrows-1] in that order, for every c < len. Narrow rows (a head's 8
+   columns at d 64 with 8 heads) stay in registers, eight columns at a time,
+   through all the rows: passes of four rows over acc in memory load and
+   store it again every four rows, and that traffic with the loops' overhead
+   was most of the weighted sums' time there (16 words, 8 heads:
+   attention_apply 0.89x the time in WebAssembly). Wide rows (d 512) take
+   the passes, which read each row straight through: eight columns at a
+   time down rows 4 KB apart were slower there (1.1x). Each acc[c] sees the
+   same additions in the same order either way. */
 WIDE_VECTORS __attribute__((noinline))
 static void accumulate(double *acc, const double *coef, const int *index, const double *rows, long stride, int nrows,
                        int len) {
@@ -77,8 +79,8 @@ static void accumulate(double *acc, const double *coef, const int *index, const 
         for (int t = c; t < len; t++) acc[t] += coef[index[r]] * rows[index[r] * stride + t];
 }
 
-/* The loops that only list where rows start: clang vectorised and unrolled
-   them into a kilobyte of the WebAssembly module, for a few dozen pointers. */
+/* Loops that only count 0, 1, 2, ...: clang vectorised and unrolled such
+   loops into a kilobyte of the WebAssembly module, for a few dozen ints. */
 #ifdef __clang__
 #define SMALL_LOOP _Pragma("clang loop vectorize(disable) interleave(disable) unroll(disable)")
 #else
@@ -116,17 +118,20 @@ void attention_scores(double *scores, double *kt, const double *q, const double 
                       int causal) {
     /* K^T, so that the score loop below runs over contiguous j and
        vectorises; each score still sums c = 0..width-1 in order */
-    int index[POSLAB_MAX_DIM];
     for (int j = 0; j < n; j++)
         for (int c = 0; c < width; c++) kt[(long)c * n + j] = k[(long)j * ld + c];
-    SMALL_LOOP for (int c = 0; c < width; c++) index[c] = c;
+    int index[BLOCK_DEPTH];
+    SMALL_LOOP for (int r = 0; r < BLOCK_DEPTH; r++) index[r] = r;
     double norm = sqrt((double)width);
     for (int i = 0; i < n; i++) {
         double *row = scores + (long)i * n;
         const double *qi = q + (long)i * ld;
         int visible = causal ? i + 1 : n; /* the mask hides j > i */
         for (int j = 0; j < visible; j++) row[j] = 0.0;
-        accumulate(row, qi, index, kt, n, width, visible); /* row[j] = sum over c of q[i][c] k[j][c] */
+        /* row[j] = sum over c of q[i][c] k[j][c], BLOCK_DEPTH terms at a time in order */
+        for (int c = 0; c < width; c += BLOCK_DEPTH)
+            accumulate(row, qi + c, index, kt + (long)c * n, n, width - c < BLOCK_DEPTH ? width - c : BLOCK_DEPTH,
+                       visible);
         for (int j = 0; j < visible; j++) row[j] /= norm;
         for (int j = visible; j < n; j++) row[j] = -INFINITY;
     }
