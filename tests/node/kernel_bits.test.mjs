@@ -2,9 +2,9 @@
 // for every configuration of tests/kernel_bits.json, the full JSON whose
 // SHA-256 the kernels as they were before their speed-ups recorded there as
 // sha256_wasm, so a faster kernel that reorders a single addition fails here
-// too. (The native hashes differ: musl's exp and sin are not glibc's to the
-// last bit, nor is the CLI's trailing newline there; NumPy's fixtures, not
-// these hashes, judge how close either is.)
+// too. (The native hashes differ: musl's libm is not glibc's to the last
+// bit, and the CLI ends with a newline; NumPy's fixtures, not these hashes,
+// judge how close either is.)
 //   POSLAB_WRITE_KERNEL_BITS=1 node tests/node/kernel_bits.test.mjs
 // records the SIMD core's hashes instead (only when the numbers are meant to change).
 import { test } from 'node:test';
