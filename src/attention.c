@@ -1,9 +1,26 @@
 /* The numerical kernels; see attention.h. Built with -ffp-contract=off and
  * without fast-math so that every operation rounds as NumPy's does. */
 #include "attention.h"
+#include "exp_wasm.h"
 #include "poslab.h"
 
 #include <math.h>
+
+/* Four doubles as one value: one AVX2 register, two SSE2 or WebAssembly
+   SIMD registers, or four plain doubles without SIMD. Each lane rounds as a
+   double does (no FMA: -ffp-contract=off), so the bits are the scalar
+   code's. may_alias and aligned(8): it reads and writes rows of doubles. */
+typedef double f64x4 __attribute__((vector_size(32), aligned(8), may_alias));
+
+/* Natively (gcc, x86-64) the loop below that nearly all the time goes to is
+   also compiled for AVX2, one register per f64x4 instead of two, and the
+   CPU picks the version when the program loads. Lanes round one by one as
+   the scalar code does, and FMA stays off: the same bits on every machine. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define WIDE_VECTORS __attribute__((target_clones("avx2", "default")))
+#else
+#define WIDE_VECTORS
+#endif
 
 /* acc[c] += a0 r0[c] + a1 r1[c] + a2 r2[c] + a3 r3[c], added in that order,
    for every c < len. Four rows per pass keep acc[c] in a register instead
@@ -21,44 +38,54 @@ static inline void add_four_rows(double *acc, double a0, const double *r0, doubl
     }
 }
 
-static inline void add_row(double *acc, double a, const double *row, int len) {
-    for (int c = 0; c < len; c++) acc[c] += a * row[c];
-}
+/* Rows of 8, 16 or 24 columns are summed in registers. Other narrow widths
+   (the score rows of a 17-word sentence) take the passes of four rows: with
+   their last columns in a scalar loop, registers were slower (RoPE, 8 heads:
+   1.08x the time in WebAssembly). */
+#define NARROW 24
 
-/* Natively (gcc, x86-64) the loop below that nearly all the time goes to is
-   also compiled for AVX2, four lanes instead of SSE2's two, and the CPU picks
-   the version when the program loads. Lanes round one by one as the scalar
-   code does, and FMA stays off (-ffp-contract=off): the same bits on every
-   machine. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define WIDE_VECTORS __attribute__((target_clones("avx2", "default")))
-#else
-#define WIDE_VECTORS
-#endif
-
-/* acc[c] += coef[r] * rows[r * stride + c] for r = 0 .. nrows-1 in order.
-   Kept out of line: inlined into its callers (as clang does for the
-   WebAssembly build once matmul calls it from a loop nest) it costs 1.8 KB
-   of the module for no measurable speed. */
+/* acc[c] += coef[p] * rows[p * stride + c] for p = index[0], index[1], ...,
+   index[nrows-1] in that order, for every c < len. Narrow rows (a head's 8
+   columns at d 64 with 8 heads) stay in registers, eight columns at a time,
+   through all the rows: passes of four rows over acc in memory load and
+   store it again every four rows, and that traffic with the loops' overhead
+   was most of the weighted sums' time there (16 words, 8 heads:
+   attention_apply 0.89x the time in WebAssembly). Wide rows (d 512) take
+   the passes, which read each row straight through: eight columns at a
+   time down rows 4 KB apart were slower there (1.1x). Each acc[c] sees the
+   same additions in the same order either way. */
 WIDE_VECTORS __attribute__((noinline))
-static void accumulate_rows(double *acc, const double *coef, const double *rows, long stride, int nrows, int len) {
-    int r = 0;
-    for (; r + 4 <= nrows; r += 4) {
-        const double *r0 = rows + r * stride;
-        add_four_rows(acc, coef[r], r0, coef[r + 1], r0 + stride, coef[r + 2], r0 + 2 * stride, coef[r + 3],
-                      r0 + 3 * stride, len);
+static void accumulate(double *acc, const double *coef, const int *index, const double *rows, long stride, int nrows,
+                       int len) {
+    int c = 0, r = 0;
+    if (len <= NARROW && len % 8 == 0) {
+        for (; c + 8 <= len; c += 8) {
+            f64x4 *out = (f64x4 *)(acc + c), lo = out[0], hi = out[1];
+            for (int k = 0; k < nrows; k++) {
+                const double w = coef[index[k]];
+                const f64x4 *row = (const f64x4 *)(rows + index[k] * stride + c);
+                lo += w * row[0];
+                hi += w * row[1];
+            }
+            out[0] = lo, out[1] = hi;
+        }
+    } else {
+        for (; r + 4 <= nrows; r += 4)
+            add_four_rows(acc, coef[index[r]], rows + index[r] * stride, coef[index[r + 1]],
+                          rows + index[r + 1] * stride, coef[index[r + 2]], rows + index[r + 2] * stride,
+                          coef[index[r + 3]], rows + index[r + 3] * stride, len);
     }
-    for (; r < nrows; r++) add_row(acc, coef[r], rows + r * stride, len);
+    for (; r < nrows; r++) /* the last rows that passes of four leave */
+        for (int t = c; t < len; t++) acc[t] += coef[index[r]] * rows[index[r] * stride + t];
 }
 
-/* The same for rows that lie anywhere: acc[c] += coef[r] * rows[r][c]. */
-static void accumulate_gathered(double *acc, const double *coef, const double *const *rows, int nrows, int len) {
-    int r = 0;
-    for (; r + 4 <= nrows; r += 4)
-        add_four_rows(acc, coef[r], rows[r], coef[r + 1], rows[r + 1], coef[r + 2], rows[r + 2], coef[r + 3],
-                      rows[r + 3], len);
-    for (; r < nrows; r++) add_row(acc, coef[r], rows[r], len);
-}
+/* Loops that only count 0, 1, 2, ...: clang vectorised and unrolled such
+   loops into a kilobyte of the WebAssembly module, for a few dozen ints. */
+#ifdef __clang__
+#define SMALL_LOOP _Pragma("clang loop vectorize(disable) interleave(disable) unroll(disable)")
+#else
+#define SMALL_LOOP
+#endif
 
 /* Blocks of w for matmul: BLOCK_DEPTH rows by BLOCK_WIDTH columns (256 KB)
    stay in the L2 cache while every row of x passes over them; a row at a
@@ -71,12 +98,14 @@ void matmul(double *out, const double *x, const double *w, int n, int k, int m) 
     /* each out[i][j] still sums p in order: the blocks of p come in order,
        and each adds its terms in order to what the earlier ones left */
     for (long j = 0; j < (long)n * m; j++) out[j] = 0.0;
+    int index[BLOCK_DEPTH];
+    SMALL_LOOP for (int r = 0; r < BLOCK_DEPTH; r++) index[r] = r;
     for (int p = 0; p < k; p += BLOCK_DEPTH) {
         const int depth = k - p < BLOCK_DEPTH ? k - p : BLOCK_DEPTH;
         for (int j = 0; j < m; j += BLOCK_WIDTH) {
             const int width = m - j < BLOCK_WIDTH ? m - j : BLOCK_WIDTH;
             for (int i = 0; i < n; i++)
-                accumulate_rows(out + (long)i * m + j, x + (long)i * k + p, w + (long)p * m + j, m, depth, width);
+                accumulate(out + (long)i * m + j, x + (long)i * k + p, index, w + (long)p * m + j, m, depth, width);
         }
     }
 }
@@ -91,13 +120,18 @@ void attention_scores(double *scores, double *kt, const double *q, const double 
        vectorises; each score still sums c = 0..width-1 in order */
     for (int j = 0; j < n; j++)
         for (int c = 0; c < width; c++) kt[(long)c * n + j] = k[(long)j * ld + c];
+    int index[BLOCK_DEPTH];
+    SMALL_LOOP for (int r = 0; r < BLOCK_DEPTH; r++) index[r] = r;
     double norm = sqrt((double)width);
     for (int i = 0; i < n; i++) {
         double *row = scores + (long)i * n;
         const double *qi = q + (long)i * ld;
         int visible = causal ? i + 1 : n; /* the mask hides j > i */
         for (int j = 0; j < visible; j++) row[j] = 0.0;
-        accumulate_rows(row, qi, kt, n, width, visible); /* row[j] = sum over c of q[i][c] k[j][c] */
+        /* row[j] = sum over c of q[i][c] k[j][c], BLOCK_DEPTH terms at a time in order */
+        for (int c = 0; c < width; c += BLOCK_DEPTH)
+            accumulate(row, qi + c, index, kt + (long)c * n, n, width - c < BLOCK_DEPTH ? width - c : BLOCK_DEPTH,
+                       visible);
         for (int j = 0; j < visible; j++) row[j] /= norm;
         for (int j = visible; j < n; j++) row[j] = -INFINITY;
     }
@@ -138,21 +172,19 @@ void attention_apply(double *out, double *attn, const double *v, int n, int widt
                 row[j] = 0.0;
                 continue;
             }
-            row[j] = exp(x);
+            row[j] = softmax_exp(x);
             sum += row[j];
             used[count++] = j;
         }
         for (int j = visible; j < n; j++) row[j] = 0.0;
-        /* normalise, and o[c] = sum over j of row[j] v[j][c] */
-        double weight[POSLAB_MAX_TOKENS];
-        const double *rows[POSLAB_MAX_TOKENS];
-        for (int k = 0; k < count; k++) {
-            row[used[k]] /= sum;
-            weight[k] = row[used[k]];
-            rows[k] = v + (long)used[k] * ld;
-        }
+        /* normalise (in one vector loop when nothing underflowed), and
+           o[c] = sum over j of row[j] v[j][c] */
+        if (count == visible)
+            for (int j = 0; j < visible; j++) row[j] /= sum;
+        else
+            for (int k = 0; k < count; k++) row[used[k]] /= sum;
         double *o = out + (long)i * ld;
         for (int c = 0; c < width; c++) o[c] = 0.0;
-        accumulate_gathered(o, weight, rows, count, width);
+        accumulate(o, row, used, v, ld, count, width);
     }
 }
