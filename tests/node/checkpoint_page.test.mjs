@@ -165,9 +165,9 @@ test('the loader opens a model once, gives it back when the state leaves it, and
 test('the page\'s model runs a checkpoint: verdicts, keys per model, the chart in slices with runs between them', async () => {
   const { Model } = await import(`${ROOT}web/app/model.js`);
   const { CheckpointModels, STEP_SLICE_MS } = await import(`${ROOT}web/app/checkpoint_model.js`);
-  const { SWEEP, COARSE_SWEEP, thresholdFor } = await import(`${ROOT}web/app/sweep.js`);
+  const { SWEEP, COARSE_SWEEP, thresholdFor, unpackSweep } = await import(`${ROOT}web/app/sweep.js`);
   const model = new Model(lab, form);
-  model.ck = new CheckpointModels(model, { SWEEP, COARSE_SWEEP, thresholdFor }, { base: BASE });
+  model.ck = new CheckpointModels(model, { SWEEP, COARSE_SWEEP, thresholdFor, unpackSweep }, { base: BASE });
   model.ckLoading = Promise.resolve(model.ck);
   const A = 'dog bites man . who bites ?';
   const B = 'man bites dog . who bites ?';

@@ -74,3 +74,18 @@ test('shareSweeps: one merged sweep for the page, the thresholds split between t
   await both.call({ config: none, range: SWEEP, pairs: [-1], sweep: null, coarse: false }, () => {});
   assert.deepEqual(sweepers.map((s) => s.asked.length), [1, 0]);
 });
+
+test('a sweep packed for postMessage comes back as it was, nulls and words without a partner included', async () => {
+  const { packSweep, unpackSweep } = await import(`${ROOT}web/app/sweep.js`);
+  // "cat" has no partner in B; without positions the distances are rounding, some exactly 0
+  const sweep = whole.run({ sentence_a: 'the cat bites the man', sentence_b: 'the man bites the dog', sweep: SWEEP }).sweep;
+  assert.deepEqual(sweep.pairs[1], [], 'the test has a word with no partner');
+  const withNull = { ...sweep, mean: sweep.mean.map((p, t) => (t === 3 ? { ...p, cosine_distance: null } : p)) };
+  for (const s of [sweep, withNull]) {
+    const packed = structuredClone(packSweep(s));
+    assert.ok(packed.cosine instanceof Float64Array && packed.close instanceof Uint8Array);
+    assert.deepEqual(unpackSweep(packed), s);
+  }
+  assert.equal(unpackSweep(sweep), sweep, 'an unpacked sweep passes through');
+  assert.equal(packSweep(null), null);
+});

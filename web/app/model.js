@@ -2,7 +2,7 @@
 // into the lab's config, runs the verdict on every change and the sweep only
 // when something other than the magnitude changed (both cached).
 import { MAX_SENTENCE_CHARS, NUL_PROBLEM, wordsOf, isCheckpointModel } from './state.js';
-import { SWEEP, COARSE_SWEEP, thresholdFor } from './sweep.js';
+import { SWEEP, COARSE_SWEEP, thresholdFor, packSweep, unpackSweep } from './sweep.js';
 
 // The ranges and the threshold search live in sweep.js, which the sweep
 // worker shares.
@@ -124,7 +124,7 @@ export class Model {
   // The checkpoints' part, loaded the first time it is needed.
   checkpoints() {
     return (this.ckLoading ??= import('./checkpoint_model.js').then(({ CheckpointModels }) =>
-      (this.ck = new CheckpointModels(this, { SWEEP, COARSE_SWEEP, thresholdFor }))));
+      (this.ck = new CheckpointModels(this, { SWEEP, COARSE_SWEEP, thresholdFor, unpackSweep }))));
   }
 
   // The open checkpoint for a checkpoint state, or null while it is not in.
@@ -392,11 +392,11 @@ export class Model {
     const finished = () => { if (this.offThread === request) this.offThread = null; };
     const coarse = !sweep && !this.coarse.get(key) && this.wantsCoarse(state, true);
     const options = yields ? { latestOnly: true, yields: true, group: key } : undefined;
-    request.promise = call({ config: this.configOf(state), range: SWEEP, pairs, sweep, coarse }, (partial) => {
+    request.promise = call({ config: this.configOf(state), range: SWEEP, pairs, sweep: packSweep(sweep), coarse }, (partial) => {
       if (partial.coarse) {
-        this.coarse.set(key, partial.sweep);
+        this.coarse.set(key, unpackSweep(partial.sweep));
       } else {
-        this.sweeps.set(key, partial.sweep);
+        this.sweeps.set(key, unpackSweep(partial.sweep));
         this.learnChart(state, partial.ms, SWEEP.count, true);
         this.swept.worker += 1;
       }

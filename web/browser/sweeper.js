@@ -33,7 +33,7 @@
 // WebAssembly memory never shrinks: a worker whose core grew (a large
 // transformer's weights) gives its memory back only when it is ended
 // (end()); copies() lists the copies running, for memory_report.js.
-import { mergeShares } from '../app/sweep.js';
+import { mergeShares, packSweep, unpackSweep } from '../app/sweep.js';
 
 // The page's side. `url`: the worker's script. With `spare`, more copies
 // are started beside it and kept ready, so that restart() can drop a
@@ -177,11 +177,11 @@ export function shareSweeps(sweepers) {
       const these = got[part.coarse ? 'coarse' : 'sweep'];
       these[k] = part;
       if (these.filter(Boolean).length < n) return;
-      const merged = mergeShares(these.map((p) => p.sweep));
+      const merged = mergeShares(these.map((p) => unpackSweep(p.sweep)));
       if (!part.coarse) sweep = merged;
       onPartial({ ...part, sweep: merged, ms: Math.max(...these.map((p) => p.ms)) });
     }, options));
-    return Promise.all(shares).then(() => Promise.all(all.map((s, k) => s.call({ ...request, sweep, coarse: false,
+    return Promise.all(shares).then(() => Promise.all(all.map((s, k) => s.call({ ...request, sweep: packSweep(sweep), coarse: false,
       pairs: request.pairs.filter((_, i) => i % n === k) }, undefined, options)))).then((parts) => parts.flat());
   }
   return { call, available: () => ready().length > 0, end: () => sweepers.forEach((s) => s.end()),
