@@ -98,3 +98,15 @@ test('a device busier when recalibrating keeps its start-up figure', async () =>
   assert.deepEqual(settled, start);
   assert.equal(model.msPerWork, start.msPerWork);
 });
+
+test('one slow sweep on the page sends the next to the workers, not every later one', () => {
+  const { model, now } = deviceTaking(0.1);
+  model.calibrate(now);
+  const b = at(16, 64);
+  assert.equal(model.chartDataIsQuick(b), true);
+  model.learnChart(b, 500); // a sweep here that a collection held up for half a second
+  assert.equal(model.chartDataIsQuick(b), false, 'the next goes to the workers');
+  model.learnChart(b, 3, undefined, true); // which computed it
+  assert.equal(model.chartDataIsQuick(b), true, 'and the one after is tried here again');
+  assert.equal(model.msPerWork, model.calibration.msPerWork);
+});

@@ -18,9 +18,13 @@ const wellFormed = (s) => (typeof s.toWellFormed === 'function' ? s.toWellFormed
 // in the same frame, or one late, instead of waiting a frame and then
 // computing. A longer one waits for the verdicts to be painted, so typing
 // never stalls behind it, and its coarse first curve is drawn at once when
-// that takes at most this long. 5 ms leaves a keystroke's frame room for the
-// verdicts on a machine half as fast as a current laptop.
-export const QUICK_CHART_MS = 5;
+// that takes at most this long. A sweep from the workers is drawn a frame
+// later at best (the verdicts' frame is painted before their answer is
+// read), so whatever fits in the keystroke's frame is computed here: 9 ms
+// leaves the verdicts and the chart's draw the rest of 16 ms, on this
+// device as calibrated (at 16 words, d 64: every scheme with one head
+// under 2x throttling on a 2.6 GHz EPYC).
+export const QUICK_CHART_MS = 9;
 // A sweep expected to take longer than this shows a coarse curve first
 // (COARSE_SWEEP, a tenth of the work). Before any sweep has been timed or
 // the thread calibrated, one of more than COARSE_WORK words² × d is
@@ -155,8 +159,13 @@ export class Model {
     if (isCheckpoint(state)) return; // (timed with the page's work between its slices)
     const perWork = ms / chartWork(state, count);
     if (isTransformer(state)) this.msPerChartRunWork = perWork;
-    else if (inWorker) this.workerMsPerWork = perWork;
-    else this.msPerWork = perWork;
+    else if (inWorker) {
+      this.workerMsPerWork = perWork;
+      // One slow sweep here (a collection, a busy moment) sends the next to
+      // the workers, not every later one: this thread's figure goes back to
+      // what calibrating measured, and the next sweep is tried here again.
+      if (this.calibration) this.msPerWork = Math.min(this.msPerWork, this.calibration.msPerWork);
+    } else this.msPerWork = perWork;
   }
 
   // Measures this thread's speed on a small sweep, so that what runs here
