@@ -275,10 +275,10 @@ async function start() {
   tourMemory.read();
   // The single file has no worker script, and a browser would refuse one
   // from disk anyway: its page computes the sweeps itself.
-  // Two of them where there are two cores: each computes half of a sweep.
+  // A second where there are two cores, started with the first sweep: each computes half of a sweep.
   if (chartScript) {
     const two = (navigator.hardwareConcurrency ?? 1) > 1;
-    page.attach({ sweeper: shareSweeps([startWorker('sweep_worker'), ...(two ? [startWorker('sweep_worker')] : [])]) });
+    page.attach({ sweeper: shareSweeps(startWorker('sweep_worker'), { more: () => startWorker('sweep_worker'), extras: two ? 1 : 0 }) });
   }
   page.render(store.get());
   if (chartScript) {

@@ -64,14 +64,15 @@ test('the single file is one file: workers from its own bytes, no reference to a
   const problems = watchOffline(page, copy.url);
   await page.goto(`${copy.url}#pos=1&a=the+cat+chased+the+mouse&b=the+mouse+chased+the+cat&dim=64`);
   await settled(page);
-  // the chart's two sweep workers, started from a blob: URL of the file's own code (a classic script)
+  // the chart's sweep workers (a second starts with the first sweep sent to them), started from a
+  // blob: URL of the file's own code (a classic script)
   const tried = await page.evaluate(() => window.workersTried);
-  assert.equal(tried.length, 2);
+  assert.ok(tried.length >= 1 && tried.length <= 2, `${tried.length} workers`);
   for (const [url, type] of tried) {
     assert.match(url, /^blob:/);
     assert.equal(type, 'classic');
   }
-  assert.equal(tried[0][0], tried[1][0], 'one blob for both');
+  assert.ok(tried.every(([url]) => url === tried[0][0]), 'one blob for all');
   const markup = (await readFile(SINGLE_FILE, 'utf8')).replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1>/g, '');
   assert.deepEqual(markup.match(/\s(?:src|href)="(?!data:|#|\.\/")[^"]*"/g), null);
   const policy = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');

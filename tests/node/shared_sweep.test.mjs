@@ -47,16 +47,19 @@ test('shareSweep refuses shares that do not exist', () => {
 // A sweeper computing in `lab` at once, as a sweep worker would, recording what it was asked.
 const fakeSweeper = (lab) => {
   const asked = [];
-  return { asked, available: () => true, end() {}, restart: () => false, restarts: () => 0, copies: () => [],
+  const self = { asked, ended: false, available: () => !self.ended, ready: () => true, end() { self.ended = true; },
+    restart: () => false, restarts: () => 0, copies: () => [],
     call: async (request, onPartial = () => {}) => { asked.push(request); return sweepJob(structuredClone(request), lab, onPartial); } };
+  return self;
 };
 
 test('shareSweeps: one merged sweep for the page, the thresholds split between the workers', async () => {
   const config = CONFIGS[2];
   const { sweep: _s, ...plain } = config;
   const want = whole.run(config).sweep;
-  const sweepers = [fakeSweeper(parts[0]), fakeSweeper(parts[1])];
-  const both = shareSweeps(sweepers);
+  const sweepers = [fakeSweeper(parts[0])];
+  const more = () => { const s = fakeSweeper(parts[sweepers.length]); sweepers.push(s); return s; };
+  const both = shareSweeps(sweepers[0], { more, extras: 1, idleMs: 50 });
   const partials = [];
   const pairs = [1, 3, -1];
   const thresholds = await both.call({ config: plain, range: SWEEP, pairs, sweep: null, coarse: true }, (p) => partials.push(p));
@@ -73,6 +76,14 @@ test('shareSweeps: one merged sweep for the page, the thresholds split between t
   sweepers.forEach((s) => { s.asked.length = 0; });
   await both.call({ config: none, range: SWEEP, pairs: [-1], sweep: null, coarse: false }, () => {});
   assert.deepEqual(sweepers.map((s) => s.asked.length), [1, 0]);
+  // idle for longer than idleMs: the second copy is ended, and the next sweep starts another
+  await new Promise((resolve) => { setTimeout(resolve, 120); });
+  assert.equal(sweepers[1].ended, true, 'the idle extra copy is ended');
+  assert.equal(sweepers[0].ended, false, 'the first stays');
+  await both.call({ config: plain, range: SWEEP, pairs: [], sweep: null, coarse: false }, () => {});
+  assert.equal(sweepers.length, 3, 'a new copy for the next sweep');
+  assert.deepEqual(sweepers[2].asked[0].share, [1, 2]);
+  both.end();
 });
 
 test('a sweep packed for postMessage comes back as it was, nulls and words without a partner included', async () => {

@@ -153,23 +153,36 @@ export function createSweeper(url, { spare = false, name = 'sweep worker', type 
   }
 
   return { call, restart, end: () => drop(), available: () => worker !== null, restarts: () => restarts,
+    ready: () => started.has(worker),
     copies: () => [worker, ...standby].filter(Boolean) }; // the one in use first
 }
 
-// Several sweep workers as one (the same face as createSweeper's): a chart
-// request that needs a sweep is computed in all of them at once, each
-// taking its share of the magnitudes (sweepJob's `share`), and the shares
-// are merged into one sweep, equal to one worker's to the bit, before
-// onPartial sees it; the thresholds are then split between them. On two
-// cores the curves come back in about half the time. A sweep without
-// positions (one point serves all) and a request for thresholds only go
-// to one worker; so does everything once a worker has broken.
-export function shareSweeps(sweepers) {
-  const ready = () => sweepers.filter((s) => s.available());
+// Sweep workers as one (the same face as createSweeper's): `first`, and
+// `extras` more made by `more()` where there are cores for them. A chart
+// request that needs a sweep is computed in all that are ready at once,
+// each taking its share of the magnitudes (sweepJob's `share`), and the
+// shares are merged into one sweep, equal to one worker's to the bit,
+// before onPartial sees it; the thresholds are then split between them. On
+// two cores the curves come back in about half the time. The extras start
+// with the first sweep and end after `idleMs` without one, so that a page
+// left on other work holds one copy of the core for its chart, not two
+// (a request that comes while they start is the first's alone). A sweep
+// without positions (one point serves all) and a request for thresholds
+// only go to one worker; so does everything once a worker has broken.
+export function shareSweeps(first, { more = null, extras = 0, idleMs = 10000 } = {}) {
+  let others = [];
+  let idle = null;
+  const rest = () => {
+    clearTimeout(idle);
+    idle = setTimeout(() => { others.forEach((s) => s.end()); others = []; }, idleMs);
+  };
+  const ready = () => [first, ...others.filter((s) => s.ready())].filter((s) => s.available());
   function call(request, onPartial = () => {}, options) {
+    if (more && others.length < extras) others.push(...Array.from({ length: extras - others.length }, more));
     const all = ready();
+    const done = (promise) => promise.finally(rest);
     if (all.length < 2 || request.sweep || request.config.scheme === 'none') {
-      return all.length ? all[0].call(request, onPartial, options) : Promise.reject({ broken: 'no worker' });
+      return done(all.length ? all[0].call(request, onPartial, options) : Promise.reject({ broken: 'no worker' }));
     }
     const n = all.length, got = { coarse: [], sweep: [] };
     let sweep;
@@ -181,13 +194,15 @@ export function shareSweeps(sweepers) {
       if (!part.coarse) sweep = merged;
       onPartial({ ...part, sweep: merged, ms: Math.max(...these.map((p) => p.ms)) });
     }, options));
-    return Promise.all(shares).then(() => Promise.all(all.map((s, k) => s.call({ ...request, sweep: packSweep(sweep), coarse: false,
-      pairs: request.pairs.filter((_, i) => i % n === k) }, undefined, options)))).then((parts) => parts.flat());
+    return done(Promise.all(shares).then(() => Promise.all(all.map((s, k) => s.call({ ...request, sweep: packSweep(sweep),
+      coarse: false, pairs: request.pairs.filter((_, i) => i % n === k) }, undefined, options)))).then((parts) => parts.flat()));
   }
-  return { call, available: () => ready().length > 0, end: () => sweepers.forEach((s) => s.end()),
-    restart: () => sweepers.map((s) => s.restart()).some(Boolean),
-    restarts: () => sweepers.reduce((sum, s) => sum + s.restarts(), 0),
-    copies: () => sweepers.flatMap((s) => s.copies()) };
+  const each = () => [first, ...others];
+  return { call, available: () => first.available() || others.some((s) => s.available()),
+    end: () => { clearTimeout(idle); each().forEach((s) => s.end()); others = []; },
+    restart: () => each().map((s) => s.restart()).some(Boolean),
+    restarts: () => each().reduce((sum, s) => sum + s.restarts(), 0),
+    copies: () => each().flatMap((s) => s.copies()) };
 }
 
 // The worker's side: `start` is a promise of what the handler needs (its
