@@ -212,6 +212,15 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
       // (not when the sweep workers' whole curve is due soon: it would cost this thread a draw more)
       try { model.computeCoarse(lab); } catch (e) { chartFailed(model.sweepKey(lab), e); }
     }
+    // The sweep workers start on a new sweep with the keystroke, while this
+    // thread paints its verdicts, not after that frame (scheduleSweep's
+    // request then shares this one): a quick one is drawn in the verdicts'
+    // frame or the next, not a frame or two after. Only when they are free,
+    // so that a burst of keystrokes queues one sweep there, not one each.
+    if (missing && !sweep && sweeper?.available() && !model.offThreadBusy() && lab.model === 'head') {
+      model.chartDataOffThread(lab, sweeper.call, { onSweep: rerender })
+        .catch((e) => { if (e instanceof Error) chartFailed(model.sweepKey(lab), e); });
+    }
     const coarse = !sweep ? model.coarseSweep(lab) : undefined;
     plot.update({ sweep: sweep ?? coarse, coarse: Boolean(coarse), result, state: lab, threshold: threshold ?? null,
       meanThreshold: meanThreshold ?? null, pending: missing });

@@ -46,6 +46,11 @@ const CALIBRATION_WORK = (2 * 12 ** 2 * (32 + 16 * 2) * 41) / SWEEP.count;
 // products' multiply-adds).
 const sweepWork = (state) => (wordsOf(state.a).length ** 2 + wordsOf(state.b).length ** 2) *
   (state.dim + 16 * (state.heads ?? 1));
+// What makes one sweep's cost per unit of sweepWork differ from another's:
+// the scheme (RoPE rotates every query and key at each magnitude), the
+// heads and the width (the core's fixed costs weigh more in small ones);
+// not the words, which a keystroke changes.
+const kindOf = (state) => `${state.positions === false ? 'none' : state.scheme}/${state.heads ?? 1}/${state.dim}`;
 
 // The transformer (GPT-2-style blocks) has no shortcut through a sweep, and
 // one run can take a second (64 words, d 512, 12 blocks). Its work, in
@@ -112,11 +117,14 @@ export class Model {
     this.sweeps = new Cache(8); // switching positions off and on again is free
     this.coarse = new Cache(4); // first curves of long sweeps, until the sweep itself is cached
     this.thresholds = new Cache(64);
-    // What a unit of a head's chart work costs on this thread (calibrate(),
-    // then each sweep computed here) and in the sweep worker (each sweep it
-    // computed); null until known.
+    // What a unit of a head's chart work costs on this thread (calibrate())
+    // and in the sweep workers (the last sweep they computed, by the clock:
+    // shared between two, half the work's time); null until known.
     this.msPerWork = null;
     this.workerMsPerWork = null;
+    // What a unit costs on one thread in a kind of sweep (kindOf), as the
+    // last sweep of that kind measured wherever it ran.
+    this.kinds = new Map();
     this.msPerRunWork = null; // measured by calibrate(), then on the last transformer run on this thread
     this.msPerChartRunWork = null; // on the last transformer sweep, wherever it ran
     this.offThread = null; // the request it is computing: {key, promise, onSweep}
@@ -145,27 +153,36 @@ export class Model {
   }
 
   // What a unit of the state's chart work costs (chartWork) on this thread,
-  // or, `inWorker`, where the chart is computed off it (the worker's own
-  // figure if it has computed one, else this thread's: a worker runs on a
-  // core like this one); null if unknown.
+  // or, `inWorker`, where the chart is computed off it (the workers' own
+  // figure if they have computed one, else this thread's: a worker runs on
+  // a core like this one); null if unknown. On this thread, what the last
+  // sweep of the same kind measured, else the calibrated figure.
   chartMsPerWork(state, inWorker = false) {
     if (isTransformer(state)) return this.msPerChartRunWork ?? this.msPerRunWork ?? PRIOR_MS_PER_RUN_WORK;
-    return inWorker ? this.workerMsPerWork ?? this.msPerWork : this.msPerWork;
+    if (inWorker) return this.workerMsPerWork ?? this.msPerWork;
+    return this.kinds.get(kindOf(state)) ?? this.msPerWork;
   }
 
-  // Notes how long `ms` the chart's work for `state` took, on this thread
-  // or (`inWorker`) in the sweep worker.
-  learnChart(state, ms, count = SWEEP.count, inWorker = false) {
+  // Notes how long the chart's work for `state` took: `ms` by the clock,
+  // on this thread or (`inWorker`) in the sweep workers, and `threadMs`
+  // what it took them together (two workers sharing a sweep each compute
+  // half of it), which is what it would take on this thread.
+  // A sweep measured in a worker predicts the next of its kind here as well
+  // as one measured here, and better than the calibration's small sweep:
+  // words² × (d + 16 heads) is only a model (at 16 words, d 64 and one
+  // head, RoPE's sweep costs 2.4 times what it predicts), and a worker's
+  // figure is all this thread has for a kind it has sent there. The last
+  // sweep of a kind decides, wherever it ran: one held up here (a
+  // collection, a busy moment) sends the next to the workers, whose figure
+  // brings the one after back.
+  learnChart(state, ms, count = SWEEP.count, inWorker = false, threadMs = ms) {
     if (isCheckpoint(state)) return; // (timed with the page's work between its slices)
-    const perWork = ms / chartWork(state, count);
-    if (isTransformer(state)) this.msPerChartRunWork = perWork;
-    else if (inWorker) {
-      this.workerMsPerWork = perWork;
-      // One slow sweep here (a collection, a busy moment) sends the next to
-      // the workers, not every later one: this thread's figure goes back to
-      // what calibrating measured, and the next sweep is tried here again.
-      if (this.calibration) this.msPerWork = Math.min(this.msPerWork, this.calibration.msPerWork);
-    } else this.msPerWork = perWork;
+    const work = chartWork(state, count);
+    if (isTransformer(state)) this.msPerChartRunWork = ms / work;
+    else {
+      if (inWorker) this.workerMsPerWork = ms / work;
+      this.kinds.set(kindOf(state), threadMs / work);
+    }
   }
 
   // Measures this thread's speed on a small sweep, so that what runs here
@@ -406,7 +423,7 @@ export class Model {
         this.coarse.set(key, unpackSweep(partial.sweep));
       } else {
         this.sweeps.set(key, unpackSweep(partial.sweep));
-        this.learnChart(state, partial.ms, SWEEP.count, true);
+        this.learnChart(state, partial.ms, SWEEP.count, true, partial.threadMs);
         this.swept.worker += 1;
       }
       request.onSweep.forEach((f) => f());

@@ -192,7 +192,7 @@ export function shareSweeps(first, { more = null, extras = 0, idleMs = 10000 } =
       if (these.filter(Boolean).length < n) return;
       const merged = mergeShares(these.map((p) => unpackSweep(p.sweep)));
       if (!part.coarse) sweep = merged;
-      onPartial({ ...part, sweep: merged, ms: Math.max(...these.map((p) => p.ms)) });
+      onPartial({ ...part, sweep: merged, ms: Math.max(...these.map((p) => p.ms)), threadMs: these.reduce((sum, p) => sum + p.ms, 0) });
     }, options));
     return done(Promise.all(shares).then(() => Promise.all(all.map((s, k) => s.call({ ...request, sweep: packSweep(sweep),
       coarse: false, pairs: request.pairs.filter((_, i) => i % n === k) }, undefined, options)))).then((parts) => parts.flat()));
