@@ -435,7 +435,10 @@ static inline __attribute__((always_inline)) double search(poslab_lab *lab, cons
     const double step = pow(10.0, 1.0 / 8);
     double below = lo, above = lo;
     for (;;) {
-        above = below * step < hi ? below * step : hi;
+        /* (the smallest subnormal times the step rounds back to itself:
+           the grid moves on by one subnormal there) */
+        const double next = below * step > below ? below * step : below + 0x1p-1074;
+        above = next < hi ? next : hi;
         if (!close(lab, c, pair, above)) break;
         if (above >= hi) return hi;
         below = above;
@@ -524,8 +527,7 @@ poslab_status poslab_threshold_step(poslab_lab *lab, double *scale, char *messag
             return POSLAB_OK;
         }
         if (t->known == (int)sizeof t->verdicts * 8)
-            return fail(message, size, POSLAB_ERR_INPUT, "threshold: more than %d probes; allowed: lo above 4.9e-324",
-                        t->known);
+            return fail(message, size, POSLAB_ERR_INPUT, "threshold: more than %d probes", t->known);
         t->sentence = 0;
         lab->run.at = 0;
     }

@@ -159,13 +159,12 @@ struct poslab_lab {
         double lo, hi, rel_tol;     /* poslab_threshold_begin's range */
         int probing, sentence;      /* a probe's passes under way at run.s; whose (0: A, 1: B) */
         int known, asked;           /* probes done; verdicts replayed so far */
-        /* each probe's allclose, a bit each. A search probes fewer than
-           2,700 scales: from lo >= 4.9e-324 up to 1e6 the grid has under
-           8 x 330 points, and bisecting one of its steps on doubles takes
-           under 64 (save from lo = 4.9e-324 itself, where the grid's first
-           step rounds back to lo: poslab_threshold never ends there, and
-           the search in steps stops with an error once this is full) */
-        unsigned char verdicts[2700 / 8 + 1];
+        /* each probe's allclose, a bit each. A search probes at most
+           2,698 scales: lo, a grid of at most 2,633 steps from lo >=
+           4.9e-324 up to 1e6 (8 a decade, one subnormal a step where that
+           rounds back), and under 64 bisections of one of its steps on
+           doubles. Full, the search in steps stops with an error. */
+        unsigned char verdicts[2720 / 8];
     } search;
 };
 

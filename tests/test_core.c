@@ -560,7 +560,8 @@ static double threshold_by_runs(poslab_lab *lab, const poslab_config *c, int i, 
     const double step = pow(10.0, 1.0 / 8);
     double below = lo, above;
     for (;;) {
-        above = below * step < hi ? below * step : hi;
+        const double next = below * step > below ? below * step : below + 0x1p-1074;
+        above = next < hi ? next : hi;
         if (!run_close(lab, c, i, above, runs)) break;
         if (above >= hi) return hi;
         below = above;
@@ -654,6 +655,27 @@ static void test_threshold_steps(const char *checkpoint_path) {
         CHECK(set_all(&c, drawn[k].options), "%s parses", drawn[k].what);
         const int most = check_thresholds(lab, &c, drawn[k].passes, drawn[k].what, NULL);
         CHECK(most >= 20, "%s: a search that walks and bisects (at most %d probes)", drawn[k].what, most);
+    }
+
+    /* from the smallest subnormal, where the grid's step rounds back to
+       lo (both searches once walked there for ever): up the subnormals to
+       where allclose fails, and a range where it never does */
+    static const double tiny[][3] = {{0x1p-1074, 1e6, 1e-3}, {0x1p-1074, 0x1p-1060, 1e-3}};
+    CHECK(set_all(&c, head), "parses");
+    for (size_t k = 0; k < sizeof tiny / sizeof *tiny; k++) {
+        poslab_lab *ref = poslab_create();
+        double whole = -1, stepped = -2;
+        int steps = 0, runs = 0;
+        CHECK(poslab_threshold(lab, &c, -1, tiny[k][0], tiny[k][1], tiny[k][2], &whole, msg, sizeof msg) == POSLAB_OK,
+              "threshold from %a: %s", tiny[k][0], msg);
+        threshold_in_steps(lab, &c, -1, tiny[k][0], tiny[k][1], tiny[k][2], &stepped, &steps);
+        const double by_runs = threshold_by_runs(ref, &c, -1, tiny[k][0], tiny[k][1], tiny[k][2], &runs);
+        CHECK(!memcmp(&stepped, &whole, sizeof whole) && !memcmp(&stepped, &by_runs, sizeof whole),
+              "from %a to %a: in steps %a, poslab_threshold %a, by runs %a", tiny[k][0], tiny[k][1], stepped, whole,
+              by_runs);
+        CHECK(k == 0 ? runs > 2000 && whole > 0x1p-1022 && whole < 1 : whole == tiny[k][1],
+              "from %a to %a: %a after %d probes", tiny[k][0], tiny[k][1], whole, runs);
+        poslab_destroy(ref);
     }
 
     /* a search is ended by a run begun, a whole threshold or a refused
