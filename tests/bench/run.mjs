@@ -422,7 +422,10 @@ out('Measured with the Performance API inside the page (tests/bench/browser.mjs)
     'The timings start a few seconds after the page opened, after that second calibration. ' +
     'Chromium cannot throttle workers, so under CPU throttling the page gets sweep workers ' +
     'slowed by the same factor (before each message it sends, each spins for the rate less one times the time ' +
-    'it has been busy). Chromium runs headless with ' +
+    'it has been busy). Chromium\'s throttling is not a slow device for WebAssembly in every task: a sweep of ' +
+    'a millisecond sometimes runs unthrottled (at rate 20, 1.0 ms in 2 of 8 idle tasks against 16-35 ms in the ' +
+    'others, where JavaScript of the same length took 37-62 ms every time; at rate 2, 1.3 ms once in 16 against ' +
+    '2.1-3.5), so the page\'s own sweeps under throttling are at times timed fast. Chromium runs headless with ' +
     'software rendering (--disable-gpu), which makes canvas drawing and the first paint slower than on a desktop, ' +
     'and without the omnibox popup that headless Chromium otherwise loads in a renderer of its own for every new ' +
     'page (tests/browser/harness.mjs says why).');
