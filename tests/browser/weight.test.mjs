@@ -1,5 +1,5 @@
 // What opening the lab costs in bytes: everything the page fetches until
-// it has drawn its verdicts and chart stays under 306 KiB (313,344 bytes,
+// it has drawn its verdicts and chart stays under 300 KiB (307,200 bytes,
 // before compression), and the parts a student may never open (the guided
 // tour, Copy as NumPy's script writer, the heatmaps, the Why panel) are not
 // among it: they are fetched when first used, and then work. Run `make site`.
@@ -10,15 +10,13 @@ import { openPage, settled, useSite } from './harness.mjs';
 
 const site = useSite();
 
-// 306 KiB. It was 300 KiB until the page gained the result bar and the
-// verdicts' plain lines, the start-up calibration, the memory report and the
-// choice of the models trained here (about 7 KB together, measured
-// 313,000 bytes); GPT-2's choice and its file picker's hook (461 bytes) fit
-// in it once the tour panel's, the NumPy dialog's and the heatmaps' markup
-// came with their code. Bringing it back under 300 KiB is open work.
-const BUDGET = 306 * 1024;
+// The lab's target for the page as opened. About 296,000 bytes in 16 files
+// once Chart.js was built for es2022 (the Makefile says why that made it
+// 17 KB smaller); before, 312,501, and the test allowed 306 KiB. New code a
+// student does not see at open belongs in a chunk loaded when first used.
+const BUDGET = 300 * 1024;
 
-test('the page as opened fetches under 306 KiB; the tour, Copy as NumPy and the heatmaps load when used', async () => {
+test('the page as opened fetches under 300 KiB; the tour, Copy as NumPy and the heatmaps load when used', async () => {
   const context = await site.browser.newContext();
   const fetched = new Map(); // path -> bytes
   context.on('response', async (r) => {
@@ -34,7 +32,7 @@ test('the page as opened fetches under 306 KiB; the tour, Copy as NumPy and the 
   // the checkpoint module and the models trained here come when a model is picked
   assert.deepEqual([...atOpen.keys()].filter((p) => /poslab-checkpoint|\/models\//.test(p)), [], 'no checkpoint code or model at open');
   assert.ok(atOpen.has('/poslab.wasm') && atOpen.has('/vendor/chart.min.js'), `the core and Chart.js were fetched: ${list}`);
-  assert.ok(total < BUDGET, `opening fetched ${total} bytes (${list}), over 306 KiB (${BUDGET} bytes)`);
+  assert.ok(total < BUDGET, `opening fetched ${total} bytes (${list}), over 300 KiB (${BUDGET} bytes)`);
   const lazy = /tour|numpy_script|heatmap|why_panel/;
   assert.deepEqual([...atOpen.keys()].filter((p) => lazy.test(p)), [], 'nothing a student has not opened');
 
