@@ -288,7 +288,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   // back. A run for a state the page has since left is dropped first.
   function runInWorker(lab, full, runs) {
     const running = model.runningKey();
-    const key = model.keyOf(model.configOf(lab), lab);
+    const key = model.runKey(lab);
     if (running === key && (model.runningFull() || !full)) return; // asked already
     // A run for other draws (other words, d, seed, blocks...) is ended: the
     // new one draws afresh anyway. One that differs only in the magnitude

@@ -125,6 +125,7 @@ export class Model {
     // What a unit costs on one thread in a kind of sweep (kindOf), as the
     // last sweep of that kind measured wherever it ran.
     this.kinds = new Map();
+    this.keys = new WeakMap(); // state -> its cache keys (keysOf)
     this.msPerRunWork = null; // measured by calibrate(), then on the last transformer run on this thread
     this.msPerChartRunWork = null; // on the last transformer sweep, wherever it ran
     this.offThread = null; // the request it is computing: {key, promise, onSweep}
@@ -144,12 +145,27 @@ export class Model {
     return this.ck?.ready(state) ?? null; // (the loader's answer is null for the others)
   }
 
-  // The key the state's results are cached under: its config, and for a
-  // checkpoint which opening of a model (GPT-2 from other files has the
-  // same config). Nothing is cached for one still being read.
-  keyOf(config, state) {
+  // The keys the state's results are cached under: its config (for its
+  // sweep, without the magnitude), and for a checkpoint which opening of a
+  // model (GPT-2 from other files has the same config). Worked out once per
+  // state (a state is never changed, only replaced): a render asks for them
+  // a dozen times, and at 16 words they are long strings, which the caches'
+  // maps hash only once when they are the same string.
+  runKey(state) {
+    return this.keysOf(state).run;
+  }
+
+  keysOf(state) {
     const ck = this.checkpointReady(state);
-    return (ck ? `${this.ck.number(ck)}#` : '') + JSON.stringify(config);
+    const prefix = ck ? `${this.ck.number(ck)}#` : '';
+    let keys = this.keys.get(state);
+    if (keys?.prefix !== prefix) {
+      const config = this.configOf(state);
+      const { scale, ...rest } = config;
+      keys = { prefix, run: prefix + JSON.stringify(config), sweep: prefix + JSON.stringify(rest) };
+      this.keys.set(state, keys);
+    }
+    return keys;
   }
 
   // What a unit of the state's chart work costs (chartWork) on this thread,
@@ -242,9 +258,8 @@ export class Model {
 
   // The verdicts for the state: the CLI's JSON result (no sweep).
   verdict(state) {
-    const config = this.configOf(state);
-    const key = this.keyOf(config, state);
-    return this.runs.get(key) ?? this.runs.set(key, this.timed(state, () => this.lab.run(config)));
+    const key = this.runKey(state);
+    return this.runs.get(key) ?? this.runs.set(key, this.timed(state, () => this.lab.run(this.configOf(state))));
   }
 
   // Runs fn() on this thread; a transformer run's time predicts the next.
@@ -266,7 +281,7 @@ export class Model {
   // The cached result for the state (with the outputs and attention
   // matrices if `full`), or undefined.
   cachedRun(state, full = false) {
-    return (full ? this.fulls : this.runs).get(this.keyOf(this.configOf(state), state));
+    return (full ? this.fulls : this.runs).get(this.runKey(state));
   }
 
   // Runs the state in a worker (`call`: browser/sweeper.js's) and caches
@@ -274,7 +289,7 @@ export class Model {
   // Rejects as `call` does ({stale} when the page restarted the worker).
   runOffThread(state, call, { full = false } = {}) {
     const config = this.configOf(state);
-    const key = this.keyOf(config, state); // (a checkpoint's names its opening)
+    const key = this.runKey(state); // (a checkpoint's names its opening)
     if (this.running?.key === key && (this.running.full || !full)) return this.running.promise;
     // runs that differ only in the magnitude share the worker's draws (and a sweep)
     const group = this.sweepKey(state);
@@ -315,10 +330,10 @@ export class Model {
   // views that draw them. One run serves both: it also fills the verdict
   // cache, so an open heatmap costs no second run per slider step.
   full(state) {
-    const config = this.configOf(state);
-    const key = this.keyOf(config, state);
+    const key = this.runKey(state);
     const cached = this.fulls.get(key);
     if (cached) return cached;
+    const config = this.configOf(state);
     const result = this.timed(state, () => this.lab.run({ ...config, full: true }));
     this.runs.set(key, result);
     return this.fulls.set(key, result);
@@ -339,8 +354,7 @@ export class Model {
 
   // The sweep does not depend on the magnitude, so its key leaves it out.
   sweepKey(state) {
-    const { scale, ...rest } = this.configOf(state);
-    return this.keyOf(rest, state);
+    return this.keysOf(state).sweep;
   }
 
   // The cached sweep for the state, or undefined if it has to be computed.
@@ -527,7 +541,7 @@ export class Model {
     const value = sentence ? raw : (result.config[key] || 0); // the core's reading; no -0
     if (cache) {
       const next = { ...state, [name]: value };
-      this.runs.set(this.keyOf(this.configOf(next), next), cache);
+      this.runs.set(this.runKey(next), cache);
     }
     return { value };
   }
