@@ -488,7 +488,13 @@ export function createPlot(figure, { maxScale }) {
     ] : [];
     // The curves, shading and thresholds change only with these.
     const key = JSON.stringify([sel, word, paired, thresholds]);
-    const changed = (sweep && sweep !== drawn.sweep) || key !== drawn.key;
+    // While new words' sweep is on its way (from the sweep workers, a few
+    // milliseconds after the keystroke), the curves drawn stay as they are
+    // and only the marker moves: drawing them again without their
+    // thresholds would cost the keystroke a whole draw that the new curves
+    // replace a moment later.
+    const waiting = !sweep && pending && drawn.sweep !== null;
+    const changed = !waiting && ((sweep && sweep !== drawn.sweep) || key !== drawn.key);
     if (changed) {
       drawn = { sweep: sweep ?? drawn.sweep, key };
       w.label = word;
