@@ -34,18 +34,8 @@ function wire({ store, form, model, page, tourMemory, tourActions, view }) {
     const input = $(id);
     input.addEventListener('input', () => {
       const raw = input.value;
-      // New words: a free sweep worker starts on their sweep now, while this
-      // thread works out the verdicts (each needs the words' projections: at
-      // 64 words and d 512, ~50 ms done twice in parallel rather than in
-      // turn). The chart's own request then shares it, and the curves are
-      // drawn as soon as the sweep is back. Text the core refuses fails in
-      // the worker too, and is reported in the field's own words.
-      const sweeper = page.sweeper();
-      const lab = store.get().lab;
-      if ((name === 'a' || name === 'b') && lab.model === 'head' && sweeper?.available() && !model.offThreadBusy()) {
-        const next = { ...lab, [name]: raw };
-        if (!model.chartDataIsQuick(next)) model.chartDataOffThread(next, sweeper.call, { onSweep: page.rerender }).catch(() => {});
-      }
+      // new words: the sweep workers start before this thread computes the verdicts
+      if (name === 'a' || name === 'b') page.sweepEarly({ ...store.get().lab, [name]: raw }, { typed: true });
       go(update.typed, name, raw, model.tryField(store.get().lab, name, raw));
     });
     input.addEventListener('blur', () => page.render(store.get())); // show the value as stored

@@ -195,6 +195,23 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     return guess === undefined; // the answer stays covered until the guess
   }
 
+  // Starts the sweep workers on the head's sweep for `lab` now, when they
+  // are free and it will not be computed with the verdicts: for new words
+  // (typed, reversed, a preset, a link) they work while this thread works
+  // out the verdicts and paints them, not after that frame
+  // (scheduleSweep's request then shares this one). At 64 words and d 512
+  // each needs the words' projections, ~50 ms done in parallel rather than
+  // in turn; at 16 words the curves come a frame sooner. Only when they are
+  // free, so that a burst of keystrokes queues one sweep there, not one
+  // each. `typed`: text not yet accepted by the core, whose refusal is the
+  // field's to report, not the chart's.
+  function sweepEarly(lab, { typed = false } = {}) {
+    if (lab.model !== 'head' || !sweeper?.available() || model.offThreadBusy() ||
+        model.cachedSweep(lab) !== undefined || model.chartDataIsQuick(lab)) return;
+    model.chartDataOffThread(lab, sweeper.call, { onSweep: rerender })
+      .catch((e) => { if (e instanceof Error && !typed) chartFailed(model.sweepKey(lab), e); });
+  }
+
   function renderChart({ lab }, result) {
     const cached = () => [model.cachedSweep(lab), model.cachedThreshold(lab, lab.word), model.cachedThreshold(lab, -1)];
     let [sweep, threshold, meanThreshold] = cached();
@@ -212,15 +229,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
       // (not when the sweep workers' whole curve is due soon: it would cost this thread a draw more)
       try { model.computeCoarse(lab); } catch (e) { chartFailed(model.sweepKey(lab), e); }
     }
-    // The sweep workers start on a new sweep with the keystroke, while this
-    // thread paints its verdicts, not after that frame (scheduleSweep's
-    // request then shares this one): a quick one is drawn in the verdicts'
-    // frame or the next, not a frame or two after. Only when they are free,
-    // so that a burst of keystrokes queues one sweep there, not one each.
-    if (missing && !sweep && sweeper?.available() && !model.offThreadBusy() && lab.model === 'head') {
-      model.chartDataOffThread(lab, sweeper.call, { onSweep: rerender })
-        .catch((e) => { if (e instanceof Error) chartFailed(model.sweepKey(lab), e); });
-    }
+    if (missing && !sweep) sweepEarly(lab);
     const coarse = !sweep ? model.coarseSweep(lab) : undefined;
     plot.update({ sweep: sweep ?? coarse, coarse: Boolean(coarse), result, state: lab, threshold: threshold ?? null,
       meanThreshold: meanThreshold ?? null, pending: missing });
@@ -384,6 +393,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
       if (parts.plot) plot = parts.plot;
     },
     sweeper: () => sweeper,
+    sweepEarly,
     // the transformer's run worker (null on the head), and what it was asked (for ?debug)
     runs: () => (store.get().lab.model === 'transformer' ? transformerWorker() : null),
     runStats: () => ({ ...runStats, lastMs: model.lastWorkerRunMs ?? null,

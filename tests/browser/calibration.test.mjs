@@ -17,7 +17,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { ROOT, useSite } from './harness.mjs';
+import { readFileSync } from 'node:fs';
+
+import { ROOT, SITE, useSite } from './harness.mjs';
 
 const { QUICK_CHART_MS } = await import(`${ROOT}web/app/model.js`);
 
@@ -26,17 +28,23 @@ const site = useSite();
 const words = (n) => Array.from({ length: n }, (_, i) => `w${String(i + 1).padStart(2, '0')}`);
 const B = `#a=${words(16).join('+')}&b=${words(16).reverse().join('+')}&pos=1&scheme=random&scale=0.5&dim=64&word=0`;
 
-// Opens `hash` on a page whose clock runs `rate` times fast and waits for
+// Opens `hash` on a page whose clock, and its sweep workers' clocks, run
+// `rate` times fast (a slow device is slow in its workers too, and the page
+// learns what a kind of sweep costs from what it took there), and waits for
 // the full curve.
 async function open(rate, hash) {
   const context = await site.browser.newContext();
+  const page = await context.newPage();
   if (rate > 1) {
-    await context.addInitScript((rate) => {
+    const fast = (rate) => {
       const now = performance.now.bind(performance);
       performance.now = () => now() * rate;
-    }, rate);
+    };
+    await context.addInitScript(fast, rate);
+    const worker = readFileSync(`${SITE}/sweep_worker.js`, 'utf8');
+    await page.route('**/sweep_worker.js', (route) => route.fulfill({ contentType: 'text/javascript',
+      body: `(${fast})(${rate});\n${worker}` }));
   }
-  const page = await context.newPage();
   await page.goto(`${site.origin}/?debug${hash}`);
   await page.waitForFunction(() => {
     const c = window.Chart && window.Chart.getChart(document.querySelector('canvas'));
@@ -87,5 +95,36 @@ test('at full speed the module\'s three words are swept on the page', async (t) 
     // opening's thresholds are on their way there)
     assert.ok(here >= 1 && here + worker >= 2, `sweeps on the page ${here}, in the worker ${worker}; expected to take ${expected} ms`);
   }
+  await context.close();
+});
+
+test('the sweep workers get a keystroke\'s sweep with the keystroke, before its frame is painted', async () => {
+  const context = await site.browser.newContext();
+  // every request the page posts to a worker, with when and for which words
+  await context.addInitScript(() => {
+    const post = Worker.prototype.postMessage;
+    window.posted = [];
+    Worker.prototype.postMessage = function (message, ...rest) {
+      if (message?.request?.config) window.posted.push({ at: performance.now(), a: message.request.config.sentence_a });
+      return post.call(this, message, ...rest);
+    };
+  });
+  const page = await context.newPage();
+  // (c): 64 words at d 512, a sweep no device computes with the keystroke
+  const C = `#a=${words(64).join('+')}&b=${words(64).reverse().join('+')}&pos=1&scheme=random&scale=0.5&dim=512&word=0`;
+  await page.goto(`${site.origin}/?debug${C}`);
+  await page.waitForFunction(() => window.poslabDebug?.sweeps().settled && window.poslabDebug.sweeps().worker >= 1, null, { timeout: 120000 });
+  // after the opening's thresholds too: the workers are free
+  await page.waitForFunction(() => document.getElementById('plot').getAttribute('aria-busy') === 'false', null, { timeout: 120000 });
+  const { typed, frame, posts } = await page.evaluate(async (text) => {
+    const input = document.getElementById('sentence-a');
+    const typed = performance.now();
+    input.value = text;
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+    const frame = await new Promise((resolve) => requestAnimationFrame(() => resolve(performance.now())));
+    return { typed, frame, posts: window.posted.filter((p) => p.at >= typed && p.a === text) };
+  }, ['k01', ...words(64).slice(1)].join(' '));
+  assert.ok(posts.length >= 1, 'the new words\' sweep was asked of the workers by the keystroke\'s frame');
+  assert.ok(posts[0].at < frame, `asked ${(posts[0].at - typed).toFixed(1)} ms after the keystroke, its frame at ${(frame - typed).toFixed(1)} ms`);
   await context.close();
 });
