@@ -214,13 +214,27 @@ static poslab_status begin_sweep(poslab_lab *lab, const poslab_config *c) {
     return POSLAB_OK;
 }
 
-/* Point t of c's sweep, log-spaced with both ends exact. */
-static void sweep_point(poslab_lab *lab, const poslab_config *c, int t) {
-    const int count = c->sweep_count, d = lab->d;
+/* The scale of point t of c's sweep, log-spaced with both ends exact. */
+static double sweep_scale(const poslab_config *c, int t) {
+    const int count = c->sweep_count;
     double l0 = log10(c->sweep_lo), l1 = log10(c->sweep_hi);
-    double s = t == 0 ? c->sweep_lo
-             : t == count - 1 ? c->sweep_hi
-             : pow(10.0, l0 + t * ((l1 - l0) / (count - 1)));
+    return t == 0 ? c->sweep_lo : t == count - 1 ? c->sweep_hi : pow(10.0, l0 + t * ((l1 - l0) / (count - 1)));
+}
+
+/* Point t's verdicts from the passes in the tmp buffers. */
+static void record_point(poslab_lab *lab, const poslab_config *c, int t) {
+    const int d = lab->d;
+    record(lab, 0, t, lab->a.tmp_mean, lab->b.tmp_mean, c);
+    for (int i = 0; i < lab->a.n; i++) {
+        int j = lab->pairs[i].index_b;
+        if (j >= 0) record(lab, 1 + i, t, lab->a.tmp_out + (size_t)i * d, lab->b.tmp_out + (size_t)j * d, c);
+    }
+}
+
+/* Point t of c's sweep. */
+static void sweep_point(poslab_lab *lab, const poslab_config *c, int t) {
+    const int count = c->sweep_count;
+    const double s = sweep_scale(c, t);
     lab->sweep_scales[t] = s;
     /* without positions nothing depends on the scale: one point serves all */
     if (c->scheme == POSLAB_SCHEME_NONE && t > 0) {
@@ -232,11 +246,41 @@ static void sweep_point(poslab_lab *lab, const poslab_config *c, int t) {
         return;
     }
     forward_both_tmp(lab, c, s, sweep_is_polynomial(c));
-    record(lab, 0, t, lab->a.tmp_mean, lab->b.tmp_mean, c);
-    for (int i = 0; i < lab->a.n; i++) {
-        int j = lab->pairs[i].index_b;
-        if (j >= 0) record(lab, 1 + i, t, lab->a.tmp_out + (size_t)i * d, lab->b.tmp_out + (size_t)j * d, c);
-    }
+    record_point(lab, c, t);
+}
+
+/* Sentence `sentence` (0: A, 1: B) with its tmp buffers for its own: the
+ * passes of sweep points and threshold probes go there, a model step at a
+ * time, and a run's result stays on show. */
+static inline __attribute__((always_inline)) side tmp_side(const poslab_lab *lab, int sentence) {
+    side sd = sentence ? lab->b : lab->a;
+    sd.out = sd.tmp_out, sd.attn = sd.tmp_attn, sd.mean = sd.tmp_mean;
+    sd.scores = sd.layers = NULL;
+    return sd;
+}
+
+/* Whether point t of c's sweep goes a model step at a time (a block of one
+ * sentence), as a run does, rather than in one step: a model of blocks
+ * (the transformer, a checkpoint), whose point is a whole pass of both
+ * sentences (at 64 words, d 512 and 12 blocks, most of a second, which a
+ * worker computing the chart could not give way in). */
+static int point_in_steps(poslab_lab *lab, const poslab_config *c, int t) {
+    return model_of(c)->layer_count(lab, c) > 0 && !sweep_is_polynomial(c) && !(c->scheme == POSLAB_SCHEME_NONE && t > 0);
+}
+
+/* The next step of point t's passes; returns whether the point is done.
+ * The steps' passes are forward_both_tmp's, so the point is sweep_point's
+ * to the bit. */
+static int sweep_point_step(poslab_lab *lab, const poslab_config *c, int t) {
+    const double s = sweep_scale(c, t);
+    side sd = tmp_side(lab, lab->run.sentence);
+    if (!model_of(c)->step(lab, &sd, c, s, lab->run.block++)) return 0;
+    lab->run.block = 0;
+    if (!lab->run.sentence++) return 0; /* B's pass comes next */
+    lab->run.sentence = 0;
+    lab->sweep_scales[t] = s;
+    record_point(lab, c, t);
+    return 1;
 }
 
 /* The residual stream after each block, compared like the outputs: its
@@ -331,7 +375,7 @@ poslab_status poslab_run_begin(poslab_lab *lab, const poslab_config *c, char *me
         return fail(message, size, st, "%s", poslab_status_text(st));
     lab->run.c = *c;
     lab->run.s = poslab_config_scale(c);
-    lab->run.at = 0;
+    lab->run.at = lab->run.block = lab->run.sentence = 0;
     lab->run.phase = c->sweep_count > 0 ? RUN_SWEEP : RUN_SIDE_A;
     return POSLAB_OK;
 }
@@ -341,14 +385,17 @@ poslab_status poslab_run_step(poslab_lab *lab, char *message, size_t size) {
         return fail(message, size, POSLAB_ERR_STATE, "poslab_run_step: no poslab_run_begin before it");
     const poslab_config *c = &lab->run.c;
     switch (lab->run.phase) {
-    case RUN_SWEEP:
+    case RUN_SWEEP: {
+        const int t = lab->run.at;
         /* (without positions every point copies the first: each share computes them all) */
-        if (lab->sweep_shares < 2 || lab->run.at % lab->sweep_shares == lab->sweep_share ||
-            c->scheme == POSLAB_SCHEME_NONE)
-            sweep_point(lab, c, lab->run.at);
+        if (lab->sweep_shares < 2 || t % lab->sweep_shares == lab->sweep_share || c->scheme == POSLAB_SCHEME_NONE) {
+            if (!point_in_steps(lab, c, t)) sweep_point(lab, c, t);
+            else if (!sweep_point_step(lab, c, t)) return POSLAB_RUNNING;
+        }
         lab->run.at++;
         if (lab->run.at == c->sweep_count) lab->run.phase = RUN_SIDE_A, lab->run.at = 0;
         return POSLAB_RUNNING;
+    }
     case RUN_SIDE_A:
         if (model_of(c)->step(lab, &lab->a, c, lab->run.s, lab->run.at++)) lab->run.phase = RUN_SIDE_B, lab->run.at = 0;
         return POSLAB_RUNNING;
@@ -531,11 +578,7 @@ poslab_status poslab_threshold_step(poslab_lab *lab, double *scale, char *messag
         t->sentence = 0;
         lab->run.at = 0;
     }
-    /* the sentence with its tmp buffers for its own: a probe's passes go
-       there, as the sweep's points do, and a run's result stays on show */
-    side probe = t->sentence ? lab->b : lab->a;
-    probe.out = probe.tmp_out, probe.attn = probe.tmp_attn, probe.mean = probe.tmp_mean;
-    probe.scores = probe.layers = NULL;
+    side probe = tmp_side(lab, t->sentence);
     if (!model_of(c)->step(lab, &probe, c, lab->run.s, lab->run.at++)) return POSLAB_RUNNING;
     lab->run.at = 0;
     if (!t->sentence++) return POSLAB_RUNNING; /* B's pass comes next */

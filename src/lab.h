@@ -136,7 +136,8 @@ struct poslab_lab {
     int sweep_share, sweep_shares; /* poslab_share_sweep's; 0 shares: every point */
 
     /* A run in steps (poslab_run_begin): its config, where it has got to
-       (the sweep's points, then each sentence's model, a block a step) and
+       (the sweep's points, then each sentence's model, a block a step;
+       a model of blocks takes its sweep points a block a step too) and
        the scale of its single run. A threshold search in steps
        (poslab_threshold_begin) is phase RUN_SEARCH: its config, the block
        `at` of the probe at scale `s`, and `search` below. One state for
@@ -145,6 +146,7 @@ struct poslab_lab {
     struct {
         enum { RUN_IDLE, RUN_SEARCH, RUN_SWEEP, RUN_SIDE_A, RUN_SIDE_B } phase; /* no run: up to RUN_SEARCH */
         int at;
+        int block, sentence;        /* a sweep point's passes in steps: the next block, and whose (0: A, 1: B) */
         double s;
         poslab_config c;
     } run;
