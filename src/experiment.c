@@ -181,10 +181,22 @@ static void compare(poslab_pair *p, const double *a, const double *b, int d, con
     p->cosine_distance = cosine_distance(a, b, d);
 }
 
+/* Step `block` of sentence `sentence`'s (0: A, 1: B) pass at scale s into
+ * its tmp buffers, where the passes of sweep points and threshold probes go
+ * (a run's result stays on show); returns whether the pass is done. Sweep
+ * points and probes go in the steps a run goes in: a block of one sentence
+ * for the transformer and a checkpoint. */
+static int tmp_step(poslab_lab *lab, const poslab_config *c, double s, int sentence, int block) {
+    side sd = sentence ? lab->b : lab->a;
+    sd.out = sd.tmp_out, sd.attn = sd.tmp_attn, sd.mean = sd.tmp_mean;
+    sd.scores = sd.layers = NULL;
+    return model_of(c)->step(lab, &sd, c, s, block);
+}
+
 /* Both sentences at scale s into the tmp buffers. */
-static void forward_both_tmp(poslab_lab *lab, const poslab_config *c, double s, int polynomial) {
-    model_of(c)->forward(lab, &lab->a, c, s, polynomial, lab->a.tmp_out, lab->a.tmp_attn, NULL, lab->a.tmp_mean, NULL);
-    model_of(c)->forward(lab, &lab->b, c, s, polynomial, lab->b.tmp_out, lab->b.tmp_attn, NULL, lab->b.tmp_mean, NULL);
+static void forward_both_tmp(poslab_lab *lab, const poslab_config *c, double s) {
+    for (int k = 0; k < 2; k++)
+        for (int block = 0; !tmp_step(lab, c, s, k, block); block++) {}
 }
 
 
@@ -214,27 +226,19 @@ static poslab_status begin_sweep(poslab_lab *lab, const poslab_config *c) {
     return POSLAB_OK;
 }
 
-/* The scale of point t of c's sweep, log-spaced with both ends exact. */
-static double sweep_scale(const poslab_config *c, int t) {
-    const int count = c->sweep_count;
+/* The next step of point t of c's sweep (log-spaced, both ends exact);
+ * returns whether the point is done. A point is a pass of each sentence,
+ * and a pass through blocks (the transformer's, a checkpoint's) goes a
+ * block a step, as a run's does: whole, at 64 words, d 512 and 12 blocks
+ * it is most of a second, which a worker computing the chart could not
+ * give way to a slider step's run in. One step per sentence where the
+ * sweep takes the head's scores from the polynomial. */
+static int sweep_step(poslab_lab *lab, const poslab_config *c, int t) {
+    const int count = c->sweep_count, d = lab->d;
     double l0 = log10(c->sweep_lo), l1 = log10(c->sweep_hi);
-    return t == 0 ? c->sweep_lo : t == count - 1 ? c->sweep_hi : pow(10.0, l0 + t * ((l1 - l0) / (count - 1)));
-}
-
-/* Point t's verdicts from the passes in the tmp buffers. */
-static void record_point(poslab_lab *lab, const poslab_config *c, int t) {
-    const int d = lab->d;
-    record(lab, 0, t, lab->a.tmp_mean, lab->b.tmp_mean, c);
-    for (int i = 0; i < lab->a.n; i++) {
-        int j = lab->pairs[i].index_b;
-        if (j >= 0) record(lab, 1 + i, t, lab->a.tmp_out + (size_t)i * d, lab->b.tmp_out + (size_t)j * d, c);
-    }
-}
-
-/* Point t of c's sweep. */
-static void sweep_point(poslab_lab *lab, const poslab_config *c, int t) {
-    const int count = c->sweep_count;
-    const double s = sweep_scale(c, t);
+    double s = t == 0 ? c->sweep_lo
+             : t == count - 1 ? c->sweep_hi
+             : pow(10.0, l0 + t * ((l1 - l0) / (count - 1)));
     lab->sweep_scales[t] = s;
     /* without positions nothing depends on the scale: one point serves all */
     if (c->scheme == POSLAB_SCHEME_NONE && t > 0) {
@@ -243,43 +247,19 @@ static void sweep_point(poslab_lab *lab, const poslab_config *c, int t) {
             lab->sweep_cosine[at + t] = lab->sweep_cosine[at];
             lab->sweep_allclose[at + t] = lab->sweep_allclose[at];
         }
-        return;
+        return 1;
     }
-    forward_both_tmp(lab, c, s, sweep_is_polynomial(c));
-    record_point(lab, c, t);
-}
-
-/* Sentence `sentence` (0: A, 1: B) with its tmp buffers for its own: the
- * passes of sweep points and threshold probes go there, a model step at a
- * time, and a run's result stays on show. */
-static inline __attribute__((always_inline)) side tmp_side(const poslab_lab *lab, int sentence) {
-    side sd = sentence ? lab->b : lab->a;
-    sd.out = sd.tmp_out, sd.attn = sd.tmp_attn, sd.mean = sd.tmp_mean;
-    sd.scores = sd.layers = NULL;
-    return sd;
-}
-
-/* Whether point t of c's sweep goes a model step at a time (a block of one
- * sentence), as a run does, rather than in one step: a model of blocks
- * (the transformer, a checkpoint), whose point is a whole pass of both
- * sentences (at 64 words, d 512 and 12 blocks, most of a second, which a
- * worker computing the chart could not give way in). */
-static int point_in_steps(poslab_lab *lab, const poslab_config *c, int t) {
-    return model_of(c)->layer_count(lab, c) > 0 && !sweep_is_polynomial(c) && !(c->scheme == POSLAB_SCHEME_NONE && t > 0);
-}
-
-/* The next step of point t's passes; returns whether the point is done.
- * The steps' passes are forward_both_tmp's, so the point is sweep_point's
- * to the bit. */
-static int sweep_point_step(poslab_lab *lab, const poslab_config *c, int t) {
-    const double s = sweep_scale(c, t);
-    side sd = tmp_side(lab, lab->run.sentence);
-    if (!model_of(c)->step(lab, &sd, c, s, lab->run.block++)) return 0;
+    side *sd = lab->run.sentence ? &lab->b : &lab->a;
+    if (sweep_is_polynomial(c)) model_of(c)->forward(lab, sd, c, s, 1, sd->tmp_out, sd->tmp_attn, NULL, sd->tmp_mean, NULL);
+    else if (!tmp_step(lab, c, s, lab->run.sentence, lab->run.block++)) return 0;
     lab->run.block = 0;
     if (!lab->run.sentence++) return 0; /* B's pass comes next */
     lab->run.sentence = 0;
-    lab->sweep_scales[t] = s;
-    record_point(lab, c, t);
+    record(lab, 0, t, lab->a.tmp_mean, lab->b.tmp_mean, c);
+    for (int i = 0; i < lab->a.n; i++) {
+        int j = lab->pairs[i].index_b;
+        if (j >= 0) record(lab, 1 + i, t, lab->a.tmp_out + (size_t)i * d, lab->b.tmp_out + (size_t)j * d, c);
+    }
     return 1;
 }
 
@@ -389,8 +369,7 @@ poslab_status poslab_run_step(poslab_lab *lab, char *message, size_t size) {
         const int t = lab->run.at;
         /* (without positions every point copies the first: each share computes them all) */
         if (lab->sweep_shares < 2 || t % lab->sweep_shares == lab->sweep_share || c->scheme == POSLAB_SCHEME_NONE) {
-            if (!point_in_steps(lab, c, t)) sweep_point(lab, c, t);
-            else if (!sweep_point_step(lab, c, t)) return POSLAB_RUNNING;
+            if (!sweep_step(lab, c, t)) return POSLAB_RUNNING;
         }
         lab->run.at++;
         if (lab->run.at == c->sweep_count) lab->run.phase = RUN_SIDE_A, lab->run.at = 0;
@@ -466,7 +445,7 @@ typedef int verdict_at(poslab_lab *lab, const poslab_config *c, int i, double s)
 
 /* Both sentences' passes at s, at once. */
 static int close_at(poslab_lab *lab, const poslab_config *c, int i, double s) {
-    forward_both_tmp(lab, c, s, 0);
+    forward_both_tmp(lab, c, s);
     return close_now(lab, c, i);
 }
 
@@ -578,8 +557,7 @@ poslab_status poslab_threshold_step(poslab_lab *lab, double *scale, char *messag
         t->sentence = 0;
         lab->run.at = 0;
     }
-    side probe = tmp_side(lab, t->sentence);
-    if (!model_of(c)->step(lab, &probe, c, lab->run.s, lab->run.at++)) return POSLAB_RUNNING;
+    if (!tmp_step(lab, c, lab->run.s, t->sentence, lab->run.at++)) return POSLAB_RUNNING;
     lab->run.at = 0;
     if (!t->sentence++) return POSLAB_RUNNING; /* B's pass comes next */
     const int k = t->known++;

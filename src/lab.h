@@ -85,7 +85,9 @@ typedef struct {
     int polynomial_sweep;
     /* Before a sweep that uses the polynomial: its coefficients (may be NULL). */
     void (*begin_sweep)(struct poslab_lab *lab, const poslab_config *c);
-    /* A whole pass of one sentence at scale s (sweep points, threshold). */
+    /* A whole pass of one sentence at scale s with the scores from their
+       polynomial (sweep points; a model with polynomial_sweep only). Other
+       passes go in `step`s. */
     void (*forward)(struct poslab_lab *lab, const side *sd, const poslab_config *c, double s, int polynomial,
                     double *out, double *attn, double *scores, double *mean, double *layers);
     /* Step `block` of the same pass into the side's own buffers; returns

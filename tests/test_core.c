@@ -518,7 +518,8 @@ static void test_steps(void) {
         steps++;
         if (st != POSLAB_RUNNING) break;
     }
-    CHECK(st == POSLAB_OK && steps == 5 + 2, "the head model: a step per sweep point and per sentence (got %d)", steps);
+    CHECK(st == POSLAB_OK && steps == (5 + 1) * 2, "the head model: a step per sentence of each sweep point and of "
+          "the run (got %d)", steps);
     want = fresh_json(&one);
     got = st == POSLAB_OK ? poslab_json(lab, POSLAB_JSON_FULL) : NULL;
     CHECK(want && got && !strcmp(want, got), "the head model after a dropped transformer run prints a fresh lab's");
