@@ -139,7 +139,7 @@ struct poslab_lab {
 
     /* A run in steps (poslab_run_begin): its config, where it has got to
        (the sweep's points, then each sentence's model, a block a step;
-       a model of blocks takes its sweep points a block a step too) and
+       a point's passes too, `block` and `sentence` below) and
        the scale of its single run. A threshold search in steps
        (poslab_threshold_begin) is phase RUN_SEARCH: its config, the block
        `at` of the probe at scale `s`, and `search` below. One state for
