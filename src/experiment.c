@@ -181,10 +181,22 @@ static void compare(poslab_pair *p, const double *a, const double *b, int d, con
     p->cosine_distance = cosine_distance(a, b, d);
 }
 
+/* Step `block` of sentence `sentence`'s (0: A, 1: B) pass at scale s into
+ * its tmp buffers, where the passes of sweep points and threshold probes go
+ * (a run's result stays on show); returns whether the pass is done. Sweep
+ * points and probes go in the steps a run goes in: a block of one sentence
+ * for the transformer and a checkpoint. */
+static int tmp_step(poslab_lab *lab, const poslab_config *c, double s, int sentence, int block) {
+    side sd = sentence ? lab->b : lab->a;
+    sd.out = sd.tmp_out, sd.attn = sd.tmp_attn, sd.mean = sd.tmp_mean;
+    sd.scores = sd.layers = NULL;
+    return model_of(c)->step(lab, &sd, c, s, block);
+}
+
 /* Both sentences at scale s into the tmp buffers. */
-static void forward_both_tmp(poslab_lab *lab, const poslab_config *c, double s, int polynomial) {
-    model_of(c)->forward(lab, &lab->a, c, s, polynomial, lab->a.tmp_out, lab->a.tmp_attn, NULL, lab->a.tmp_mean, NULL);
-    model_of(c)->forward(lab, &lab->b, c, s, polynomial, lab->b.tmp_out, lab->b.tmp_attn, NULL, lab->b.tmp_mean, NULL);
+static void forward_both_tmp(poslab_lab *lab, const poslab_config *c, double s) {
+    for (int k = 0; k < 2; k++)
+        for (int block = 0; !tmp_step(lab, c, s, k, block); block++) {}
 }
 
 
@@ -214,8 +226,14 @@ static poslab_status begin_sweep(poslab_lab *lab, const poslab_config *c) {
     return POSLAB_OK;
 }
 
-/* Point t of c's sweep, log-spaced with both ends exact. */
-static void sweep_point(poslab_lab *lab, const poslab_config *c, int t) {
+/* The next step of point t of c's sweep (log-spaced, both ends exact);
+ * returns whether the point is done. A point is a pass of each sentence,
+ * and a pass through blocks (the transformer's, a checkpoint's) goes a
+ * block a step, as a run's does: whole, at 64 words, d 512 and 12 blocks
+ * it is most of a second, which a worker computing the chart could not
+ * give way to a slider step's run in. One step per sentence where the
+ * sweep takes the head's scores from the polynomial. */
+static int sweep_step(poslab_lab *lab, const poslab_config *c, int t) {
     const int count = c->sweep_count, d = lab->d;
     double l0 = log10(c->sweep_lo), l1 = log10(c->sweep_hi);
     double s = t == 0 ? c->sweep_lo
@@ -229,14 +247,20 @@ static void sweep_point(poslab_lab *lab, const poslab_config *c, int t) {
             lab->sweep_cosine[at + t] = lab->sweep_cosine[at];
             lab->sweep_allclose[at + t] = lab->sweep_allclose[at];
         }
-        return;
+        return 1;
     }
-    forward_both_tmp(lab, c, s, sweep_is_polynomial(c));
+    side *sd = lab->run.sentence ? &lab->b : &lab->a;
+    if (sweep_is_polynomial(c)) model_of(c)->forward(lab, sd, c, s, 1, sd->tmp_out, sd->tmp_attn, NULL, sd->tmp_mean, NULL);
+    else if (!tmp_step(lab, c, s, lab->run.sentence, lab->run.block++)) return 0;
+    lab->run.block = 0;
+    if (!lab->run.sentence++) return 0; /* B's pass comes next */
+    lab->run.sentence = 0;
     record(lab, 0, t, lab->a.tmp_mean, lab->b.tmp_mean, c);
     for (int i = 0; i < lab->a.n; i++) {
         int j = lab->pairs[i].index_b;
         if (j >= 0) record(lab, 1 + i, t, lab->a.tmp_out + (size_t)i * d, lab->b.tmp_out + (size_t)j * d, c);
     }
+    return 1;
 }
 
 /* The residual stream after each block, compared like the outputs: its
@@ -331,7 +355,7 @@ poslab_status poslab_run_begin(poslab_lab *lab, const poslab_config *c, char *me
         return fail(message, size, st, "%s", poslab_status_text(st));
     lab->run.c = *c;
     lab->run.s = poslab_config_scale(c);
-    lab->run.at = 0;
+    lab->run.at = lab->run.block = lab->run.sentence = 0;
     lab->run.phase = c->sweep_count > 0 ? RUN_SWEEP : RUN_SIDE_A;
     return POSLAB_OK;
 }
@@ -341,14 +365,16 @@ poslab_status poslab_run_step(poslab_lab *lab, char *message, size_t size) {
         return fail(message, size, POSLAB_ERR_STATE, "poslab_run_step: no poslab_run_begin before it");
     const poslab_config *c = &lab->run.c;
     switch (lab->run.phase) {
-    case RUN_SWEEP:
+    case RUN_SWEEP: {
+        const int t = lab->run.at;
         /* (without positions every point copies the first: each share computes them all) */
-        if (lab->sweep_shares < 2 || lab->run.at % lab->sweep_shares == lab->sweep_share ||
-            c->scheme == POSLAB_SCHEME_NONE)
-            sweep_point(lab, c, lab->run.at);
+        if (lab->sweep_shares < 2 || t % lab->sweep_shares == lab->sweep_share || c->scheme == POSLAB_SCHEME_NONE) {
+            if (!sweep_step(lab, c, t)) return POSLAB_RUNNING;
+        }
         lab->run.at++;
         if (lab->run.at == c->sweep_count) lab->run.phase = RUN_SIDE_A, lab->run.at = 0;
         return POSLAB_RUNNING;
+    }
     case RUN_SIDE_A:
         if (model_of(c)->step(lab, &lab->a, c, lab->run.s, lab->run.at++)) lab->run.phase = RUN_SIDE_B, lab->run.at = 0;
         return POSLAB_RUNNING;
@@ -419,7 +445,7 @@ typedef int verdict_at(poslab_lab *lab, const poslab_config *c, int i, double s)
 
 /* Both sentences' passes at s, at once. */
 static int close_at(poslab_lab *lab, const poslab_config *c, int i, double s) {
-    forward_both_tmp(lab, c, s, 0);
+    forward_both_tmp(lab, c, s);
     return close_now(lab, c, i);
 }
 
@@ -531,12 +557,7 @@ poslab_status poslab_threshold_step(poslab_lab *lab, double *scale, char *messag
         t->sentence = 0;
         lab->run.at = 0;
     }
-    /* the sentence with its tmp buffers for its own: a probe's passes go
-       there, as the sweep's points do, and a run's result stays on show */
-    side probe = t->sentence ? lab->b : lab->a;
-    probe.out = probe.tmp_out, probe.attn = probe.tmp_attn, probe.mean = probe.tmp_mean;
-    probe.scores = probe.layers = NULL;
-    if (!model_of(c)->step(lab, &probe, c, lab->run.s, lab->run.at++)) return POSLAB_RUNNING;
+    if (!tmp_step(lab, c, lab->run.s, t->sentence, lab->run.at++)) return POSLAB_RUNNING;
     lab->run.at = 0;
     if (!t->sentence++) return POSLAB_RUNNING; /* B's pass comes next */
     const int k = t->known++;

@@ -85,7 +85,9 @@ typedef struct {
     int polynomial_sweep;
     /* Before a sweep that uses the polynomial: its coefficients (may be NULL). */
     void (*begin_sweep)(struct poslab_lab *lab, const poslab_config *c);
-    /* A whole pass of one sentence at scale s (sweep points, threshold). */
+    /* A whole pass of one sentence at scale s with the scores from their
+       polynomial (sweep points; a model with polynomial_sweep only). Other
+       passes go in `step`s. */
     void (*forward)(struct poslab_lab *lab, const side *sd, const poslab_config *c, double s, int polynomial,
                     double *out, double *attn, double *scores, double *mean, double *layers);
     /* Step `block` of the same pass into the side's own buffers; returns
@@ -136,7 +138,8 @@ struct poslab_lab {
     int sweep_share, sweep_shares; /* poslab_share_sweep's; 0 shares: every point */
 
     /* A run in steps (poslab_run_begin): its config, where it has got to
-       (the sweep's points, then each sentence's model, a block a step) and
+       (the sweep's points, then each sentence's model, a block a step;
+       a point's passes too, `block` and `sentence` below) and
        the scale of its single run. A threshold search in steps
        (poslab_threshold_begin) is phase RUN_SEARCH: its config, the block
        `at` of the probe at scale `s`, and `search` below. One state for
@@ -145,6 +148,7 @@ struct poslab_lab {
     struct {
         enum { RUN_IDLE, RUN_SEARCH, RUN_SWEEP, RUN_SIDE_A, RUN_SIDE_B } phase; /* no run: up to RUN_SEARCH */
         int at;
+        int block, sentence;        /* a sweep point's passes in steps: the next block, and whose (0: A, 1: B) */
         double s;
         poslab_config c;
     } run;

@@ -264,14 +264,6 @@ static void end(poslab_lab *lab, const side *sd, double *out, double *mean) {
     column_mean(mean, out, sd->n, w->n_embd);
 }
 
-static void forward(poslab_lab *lab, const side *sd, const poslab_config *c, double s, int polynomial, double *out,
-                    double *attn, double *scores, double *mean, double *layers) {
-    (void)polynomial;
-    begin(lab, sd, c, s);
-    for (int b = 0; b < weights(lab)->n_layer; b++) block(lab, sd, c, b, attn, scores, layers);
-    end(lab, sd, out, mean);
-}
-
 static int step(poslab_lab *lab, side *sd, const poslab_config *c, double s, int b) {
     if (b == 0) begin(lab, sd, c, s);
     block(lab, sd, c, b, sd->attn, sd->scores, sd->layers);
@@ -326,7 +318,7 @@ static void finish(poslab_lab *lab, const poslab_config *c, poslab_result *r) {
 
 const model model_checkpoint = {
     .settle = settle, .tokens = tokens, .sizes = sizes, .load = load, .layer_count = layer_count,
-    .forward = forward, .step = step, .finish = finish,
+    .step = step, .finish = finish,
 };
 
 poslab_status poslab_use_checkpoint(poslab_lab *lab, const poslab_checkpoint *ck, char *message, size_t size) {

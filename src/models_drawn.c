@@ -303,14 +303,6 @@ static transformer_pass transformer_of(poslab_lab *lab, const side *sd, const po
     };
 }
 
-/* One sentence through the transformer at scale s. */
-static void transformer(poslab_lab *lab, const side *sd, const poslab_config *c, double s, double *out,
-                        double *attn, double *scores, double *mean, double *layers) {
-    const transformer_pass t = transformer_of(lab, sd, c, s);
-    transformer_forward(&t, out, attn, scores, layers);
-    column_mean(mean, out, sd->n, lab->d);
-}
-
 
 static void head_forward(poslab_lab *lab, const side *sd, const poslab_config *c, double s, int polynomial,
                          double *out, double *attn, double *scores, double *mean, double *layers) {
@@ -318,11 +310,6 @@ static void head_forward(poslab_lab *lab, const side *sd, const poslab_config *c
     forward(lab, sd, c->scheme, s, c->causal, polynomial, out, attn, scores, mean);
 }
 
-static void transformer_whole(poslab_lab *lab, const side *sd, const poslab_config *c, double s, int polynomial,
-                              double *out, double *attn, double *scores, double *mean, double *layers) {
-    (void)polynomial;
-    transformer(lab, sd, c, s, out, attn, scores, mean, layers);
-}
 
 /* The head model in one step. */
 static int head_step(poslab_lab *lab, side *sd, const poslab_config *c, double s, int block) {
@@ -353,5 +340,5 @@ const model model_head = {
 
 const model model_transformer = {
     .tokens = drawn_tokens, .sizes = drawn_sizes, .load = drawn_load, .layer_count = drawn_layers,
-    .forward = transformer_whole, .step = transformer_step,
+    .step = transformer_step,
 };

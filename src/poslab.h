@@ -325,8 +325,9 @@ poslab_status poslab_run(poslab_lab *lab, const poslab_config *cfg,
  * calls, and at 64 words, d 512 and 12 blocks a run takes a second.
  * poslab_run_begin checks cfg, makes the draws it needs (the unbounded
  * part, as in poslab_run) and copies cfg; each poslab_run_step then does one
- * bounded piece: a sweep point, the head model for one sentence, or one
- * transformer block for one sentence. It returns POSLAB_RUNNING while steps
+ * bounded piece: the head model for one sentence, or one block of one
+ * sentence (a transformer's or a checkpoint's), each for the run or for a
+ * point of its sweep (a point is a pass of both sentences). It returns POSLAB_RUNNING while steps
  * are left and POSLAB_OK with the last, when the result is there, equal to
  * poslab_run's to the bit (poslab_run is these calls). A caller drops a
  * run by not stepping it: the next poslab_run_begin, poslab_run or

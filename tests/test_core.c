@@ -469,7 +469,9 @@ static void test_steps(void) {
     CHECK(poslab_run_step(lab, msg, sizeof msg) == POSLAB_ERR_STATE && strstr(msg, "poslab_run_begin"),
           "a step before any begin: POSLAB_ERR_STATE naming poslab_run_begin (got \"%s\")", msg);
 
-    /* 4 sweep points, then 3 blocks for each sentence: 10 steps */
+    /* 4 sweep points, each a pass of 3 blocks for each sentence, then the
+       run's: 5 x 2 x 3 = 30 steps. A point in one step would hold a worker
+       computing the chart for a whole pass before it read a newer run. */
     int steps = 0;
     poslab_status st = poslab_run_begin(lab, &big, msg, sizeof msg);
     CHECK(st == POSLAB_OK, "begin: %s", msg);
@@ -480,7 +482,7 @@ static void test_steps(void) {
         if (st == POSLAB_RUNNING) hidden &= poslab_result_of(lab) == NULL;
         if (st != POSLAB_RUNNING) break;
     }
-    CHECK(st == POSLAB_OK && steps == 10, "a 4-point sweep and 3 blocks: 10 steps, the last POSLAB_OK "
+    CHECK(st == POSLAB_OK && steps == 30, "a 4-point sweep and 3 blocks: 30 steps, the last POSLAB_OK "
           "(got %d steps, status %d: %s)", steps, st, msg);
     CHECK(hidden, "no result is shown while steps are left");
     char *want = fresh_json(&big);
@@ -489,18 +491,22 @@ static void test_steps(void) {
     free(want);
     CHECK(poslab_run_step(lab, msg, sizeof msg) == POSLAB_ERR_STATE, "a step after the last: POSLAB_ERR_STATE");
 
-    /* dropped inside sentence A's blocks, then another magnitude on the same draws */
-    CHECK(poslab_run_begin(lab, &big, msg, sizeof msg) == POSLAB_OK, "begin again: %s", msg);
-    for (int i = 0; i < 6; i++) poslab_run_step(lab, msg, sizeof msg);
-    st = poslab_run_begin(lab, &small, msg, sizeof msg);
-    while (st == POSLAB_OK || st == POSLAB_RUNNING) {
-        st = poslab_run_step(lab, msg, sizeof msg);
-        if (st != POSLAB_RUNNING) break;
+    /* dropped inside a sweep point's sentence B (step 5), or inside the
+       run's sentence A (step 26), then another magnitude on the same draws */
+    for (int drop = 5; drop <= 26; drop += 21) {
+        CHECK(poslab_run_begin(lab, &big, msg, sizeof msg) == POSLAB_OK, "begin again: %s", msg);
+        for (int i = 0; i < drop; i++) poslab_run_step(lab, msg, sizeof msg);
+        st = poslab_run_begin(lab, &small, msg, sizeof msg);
+        while (st == POSLAB_OK || st == POSLAB_RUNNING) {
+            st = poslab_run_step(lab, msg, sizeof msg);
+            if (st != POSLAB_RUNNING) break;
+        }
+        want = fresh_json(&small);
+        got = st == POSLAB_OK ? poslab_json(lab, POSLAB_JSON_FULL) : NULL;
+        CHECK(want && got && !strcmp(want, got), "a run begun over one dropped after %d steps prints what a fresh "
+              "lab prints", drop);
+        free(want);
     }
-    want = fresh_json(&small);
-    got = st == POSLAB_OK ? poslab_json(lab, POSLAB_JSON_FULL) : NULL;
-    CHECK(want && got && !strcmp(want, got), "a run begun over a dropped one prints what a fresh lab prints");
-    free(want);
 
     /* dropped inside sentence B, then the head model's sweep */
     CHECK(poslab_run_begin(lab, &small, msg, sizeof msg) == POSLAB_OK, "begin: %s", msg);
@@ -512,7 +518,8 @@ static void test_steps(void) {
         steps++;
         if (st != POSLAB_RUNNING) break;
     }
-    CHECK(st == POSLAB_OK && steps == 5 + 2, "the head model: a step per sweep point and per sentence (got %d)", steps);
+    CHECK(st == POSLAB_OK && steps == (5 + 1) * 2, "the head model: a step per sentence of each sweep point and of "
+          "the run (got %d)", steps);
     want = fresh_json(&one);
     got = st == POSLAB_OK ? poslab_json(lab, POSLAB_JSON_FULL) : NULL;
     CHECK(want && got && !strcmp(want, got), "the head model after a dropped transformer run prints a fresh lab's");

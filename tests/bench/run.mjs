@@ -440,7 +440,7 @@ out('The transformer has no shortcut through a slider step: every magnitude is a
     'which changes only the magnitude, keeps the worker and its drawn weights: the worker computes a run a block ' +
     'of one sentence at a time (lab.runSteps), reads its messages between blocks, drops the run in hand when a ' +
     'newer one has arrived and skips every step queued behind it but the newest. The chart\'s sweep is computed by the same worker on ' +
-    'the same weights once the verdicts are shown, and gives way to a newer run at its next magnitude. (d) is timed as the slider steps above; (e) as a fast drag: 20 steps, one a ' +
+    'the same weights once the verdicts are shown, a block of one sentence at a time too, and gives way to a newer run at its next block. (d) is timed as the slider steps above; (e) as a fast drag: 20 steps, one a ' +
     'frame, with the longest main-thread task during them (PerformanceObserver \'longtask\', which reports tasks ' +
     'of 50 ms and more) and the time from the last step to the final state\'s verdicts on the page, beside one run ' +
     'of the worker\'s. Chromium cannot throttle workers, so under throttling the runs themselves keep full speed.');

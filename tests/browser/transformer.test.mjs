@@ -294,3 +294,93 @@ test('a large transformer never blocks the page: no long task during fast slider
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// The chart's sweep shares the run worker (and its drawn weights) with the
+// verdicts, and gives way to a slider step's run at its next step. A point
+// of a transformer's sweep is a whole run, so it must go a block of one
+// sentence a step as the run does: in one step, a drag begun while the
+// chart is computed waited for the rest of that point (at 64 words, d 512
+// and 12 blocks up to a second) before its final run began. Read from the
+// worker's own replies (`steps`: how often a request read its messages),
+// not from the clock.
+test('the chart in the run worker gives way to a slider step after a block, not after a whole sweep point', { timeout: 120000 }, async () => {
+  const LAYERS = 6;
+  const words = Array.from({ length: 32 }, (_, i) => `w${String(i + 1).padStart(2, '0')}`);
+  const hash = `#a=${words.join('+')}&b=${[...words].reverse().join('+')}&pos=1&scheme=rope&scale=1&dim=256&heads=4` +
+    `&word=0&model=transformer&layers=${LAYERS}`;
+  const page = await site.context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  // every message to and from the run workers, in order
+  await page.addInitScript(() => {
+    window.runLog = [];
+    const Base = window.Worker;
+    window.Worker = class extends Base {
+      constructor(url, options) {
+        super(url, options);
+        if (!String(url).includes('run_worker')) return;
+        const post = this.postMessage.bind(this);
+        this.postMessage = (m, ...rest) => {
+          if (m.request) window.runLog.push({ sent: m.id, kind: m.request.run ? 'run' : 'chart' });
+          return post(m, ...rest);
+        };
+        this.addEventListener('message', ({ data }) => {
+          if (data.began !== undefined) window.runLog.push({ began: data.began });
+          else if (data.partial) {
+            window.runLog.push({ partial: data.id, steps: data.partial.steps, points: data.partial.sweep.scales.length });
+          } else if ('result' in data) window.runLog.push({ result: data.id, steps: data.result.steps });
+          else if ('stale' in data) window.runLog.push({ stale: data.id });
+        });
+      }
+    };
+  });
+  await page.goto(`${site.origin}/?debug${hash}`);
+  await page.waitForFunction(() => document.documentElement.dataset.ready &&
+    document.getElementById('verdicts').getAttribute('aria-busy') === 'false', null, { timeout: 60000 });
+  // the chart's first curve is back: its sweep goes on in the worker
+  await page.waitForFunction(() => window.runLog.some((e) => e.partial), null, { timeout: 60000 });
+  const before = await page.evaluate(() => window.poslabDebug.transformerRuns());
+  assert.equal(before.finished, 1, 'the first verdicts came from the worker');
+
+  // Every point of that sweep, and the run at the state's own magnitude
+  // after them, read the worker's messages after every block of each
+  // sentence: (points + 1) x 2 x blocks. (One step a point: points + 2 x blocks.)
+  const first = await page.evaluate(() => window.runLog.find((e) => e.partial));
+  const chart = await page.evaluate((id) => window.runLog.find((e) => e.sent === id), first.partial);
+  assert.equal(chart.kind, 'chart');
+  assert.equal(first.steps, (first.points + 1) * 2 * LAYERS,
+    `a sweep of ${first.points} points read its messages ${first.steps} times`);
+
+  const at = await page.evaluate(() => window.runLog.length);
+  await page.evaluate(async () => {
+    const slider = document.getElementById('scale-slider');
+    const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+    for (let i = 0; i < 20; i++) {
+      await frame();
+      slider.value = String(Number(slider.value) - 0.05);
+      slider.dispatchEvent(new Event('input', { bubbles: true }));
+    }
+    while (document.getElementById('verdicts').getAttribute('aria-busy') === 'true') await frame();
+  });
+  const log = (await page.evaluate(() => window.runLog)).slice(at);
+  const runs = log.filter((e) => e.kind === 'run').map((e) => e.sent);
+  const last = runs.at(-1);
+  assert.ok(runs.length >= 20, `a run asked for each step (${runs.length})`);
+  // The chart gave way (it is asked again once the verdicts are shown), the
+  // worker holding the weights was never ended, and the final run began on
+  // it and ran whole: one step per block of each sentence.
+  assert.ok(log.some((e) => e.stale === first.partial), 'the chart was dropped for the runs');
+  assert.equal((await page.evaluate(() => window.poslabDebug.transformerRuns())).restarts, before.restarts);
+  assert.ok(log.some((e) => e.began === last), 'the final run began');
+  assert.deepEqual(log.find((e) => e.result === last), { result: last, steps: 2 * LAYERS });
+  // Nothing the drag left behind was computed after the final run began:
+  // every earlier run was answered (stale, or a result) before it.
+  const began = log.findIndex((e) => e.began === last);
+  for (const id of runs.slice(0, -1)) {
+    const answered = log.findIndex((e) => e.stale === id || e.result === id);
+    assert.ok(answered >= 0 && answered < began, `run ${id} was answered before the final one began`);
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -193,20 +193,22 @@ test('a disposed lab refuses to run', async () => {
 // lab.runSteps: the run of lab.run in bounded steps (poslab_run_step), so a
 // worker can read newer requests between them; dropping one part way leaves
 // nothing behind, and a generator whose run was dropped says so.
-test('a run in steps: one step per block and sentence, equal to lab.run', () => {
+test('a run in steps: one step per block and sentence (of the run and of each sweep point), equal to lab.run', () => {
   const deep = { model: 'transformer', layers: 3, heads: 2, dim: 16, scheme: 'rope', scale: 5,
     sweep: { lo: 1e-3, hi: 10, count: 4 }, full: true };
   const steps = lab.runSteps(deep);
   let next = steps.next(); // begins: checks and draws
   let count = 0;
   while (!(next = steps.next()).done) count += 1;
-  assert.equal(count + 1, 4 + 2 * 3, 'a 4-point sweep and 3 blocks for each sentence');
+  // a sweep point is a pass too: a worker computing a transformer's chart
+  // reads a newer run after a block, not after a whole pass
+  assert.equal(count + 1, (4 + 1) * 2 * 3, 'a 4-point sweep and the run, each 3 blocks for each sentence');
   const fresh = lab.run(deep);
   assert.deepEqual(next.value, fresh);
 
-  // dropped halfway through sentence A's blocks, then a smaller magnitude
+  // dropped halfway through a sweep point's blocks, then a smaller magnitude
   const dropped = lab.runSteps(deep);
-  for (let i = 0; i < 7; i++) dropped.next();
+  for (let i = 0; i < 9; i++) dropped.next();
   const small = { ...deep, scale: 0.3, sweep: undefined };
   const rest = lab.runSteps(small);
   let r;

@@ -70,8 +70,9 @@ export function unpackSweep(sweep) {
 // asks for COARSE_SWEEP's points first, `share` ([k, n]) asks for only
 // the points that are share k of n (shareSweeps in browser/sweeper.js). Sends the sweep as a partial reply
 // ({sweep, ms, coarse?}, the sweep packed) and returns [[pair, threshold], ...].
-// With `between` (serveRequests'), the sweeps go in steps of one magnitude
-// and are awaited between them and before each threshold: the run worker
+// With `between` (serveRequests'), the sweeps go in lab.runSteps' steps (a
+// transformer's point a block of one sentence a step) and are awaited
+// between them and before each threshold: the run worker
 // computes a transformer's chart on the weights it drew for the verdicts
 // (one copy of them, not two), and a newer run for those weights takes over
 // at the next step.
