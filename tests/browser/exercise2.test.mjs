@@ -109,6 +109,34 @@ test('the lesson in three switches shows the native CLI\'s counts and answers fo
   await done();
 });
 
+// A slider step rewrites the lesson in place: the row shown follows the
+// magnitude (the CLI's numbers at it), the rows without positions keep the
+// CLI's numbers (the magnitude scales nothing there), the links carry the
+// new magnitude, and the table is the same element throughout (rebuilt,
+// every step cost a layout of the whole section).
+test('a slider step updates the lesson in place, to the CLI\'s numbers at the new magnitude', async () => {
+  const { page, done } = await openPage(site.context, site.origin, hash('gpt'));
+  await page.waitForSelector('#lesson tbody tr');
+  await page.evaluate(() => { window.lessonTable = document.querySelector('#lesson table'); });
+  const said = (next, want) => `${next[0].text.trim()} ${probability(next[0].probability)} ${next[0].text.trim() === want ? '✓' : '✗'}`;
+  const settings = { both: ['--causal=true'], mask: ['--scheme', 'none', '--causal=true'], neither: ['--scheme', 'none', '--causal=false'] };
+  for (const scale of ['0.001', '3', '0.25']) {
+    await page.fill('#scale-text', scale);
+    await page.press('#scale-text', 'Enter');
+    await page.waitForFunction((s) => document.querySelector('#lesson tr[data-key="mask"] a')?.getAttribute('href').includes(`scale=${s}`), scale);
+    await settled(page);
+    const rows = await lessonRows(page);
+    for (const [key, args] of Object.entries(settings)) {
+      const r = cli('gpt', '--scale', scale, ...args);
+      const paired = r.pairs.filter((p) => p.index_b !== null);
+      assert.deepEqual(rows[key], [`${paired.filter((p) => p.allclose).length} of ${paired.length}`, sig(r.mean_cosine_similarity),
+        said(r.next_a, 'dog'), said(r.next_b, 'man')], `${key} at ${scale}`);
+    }
+    assert.ok(await page.evaluate(() => window.lessonTable === document.querySelector('#lesson table')), `the table was rebuilt at ${scale}`);
+  }
+  await done();
+});
+
 // The tour's last step shows only while GPT-2 is open: here GPT-2 from a
 // course host's folder (models/gpt/ is in GPT-2's layout), linked straight
 // to step 18 with its setup (positions off, the mask on).

@@ -8,6 +8,7 @@ import { lesson, QUESTIONS, probability } from '../teach/lesson.js';
 import { sig } from '../app/format.js';
 import { TRAINED_MODELS } from '../app/state.js';
 import { createCheckpointView } from './checkpoint_panel.js';
+import { setText, setAttr } from './dom.js';
 
 // The checkpoint model's views, as page.js loads them together: its own
 // view (views/checkpoint_panel.js: controls, tokens, answers) and this
@@ -23,9 +24,13 @@ export function createCheckpointViews(doc, options) {
     ...view,
     render(result, state) {
       view.render(result, state);
-      // the lesson's three runs go to the open model through the page's model (cached)
+      // The lesson's three runs go to the open model through the page's
+      // model (cached). Without positions the magnitude scales nothing (the
+      // core adds no table), so those two runs are asked at magnitude 1:
+      // the same numbers to the bit, and a slider step finds them cached
+      // instead of running both again.
       if (result.checkpoint && TRAINED_MODELS.includes(state.model) && model.checkpointReady(state)) {
-        lesson.render(state.model, state, (changes) => model.verdict({ ...state, ...changes }));
+        lesson.render(state.model, state, (changes) => model.verdict({ ...state, ...changes, ...(!changes.positions && { scale: 1 }) }));
       } else {
         lesson.hide();
       }
@@ -55,6 +60,19 @@ export function createLesson(doc, { form, model }) {
     return a;
   };
 
+  // What a slider step may change in place: each cell's, line's and link's
+  // text and href, and each point's verdict. Anything else (another model,
+  // a question asked or not, the row shown, a point's number of lines) is
+  // built anew: rebuilding the whole section every step cost a layout of
+  // its 50-odd elements per step, which the page's frame has no room for.
+  let built = null; // {shape, intro, rows: [{th, link, tds}], items: [{li, title, lines, needs}]}
+  const shapeOf = (model, asked, rows, items, state) => JSON.stringify([model, asked,
+    rows.map((row) => state.positions === row.changes.positions && state.causal === row.changes.causal),
+    items.map((item) => [item.key, item.lines.length, item.needs ?? null])]);
+  const setHref = (a, state) => setAttr(a, 'href', `#${form.toHash(state)}`);
+  const said = (x) => `${x.word} ${probability(x.probability)}${x.right === null ? '' : x.right ? ' ✓' : ' ✗'}`;
+  const cells = (f) => [`${f.same} of ${f.paired}`, sig(f.similarity), said(f.a), said(f.b)];
+
   function table(rows, state) {
     const t = el('table', undefined, 'lesson-table');
     const head = el('tr');
@@ -65,19 +83,65 @@ export function createLesson(doc, { form, model }) {
     }
     t.append(el('thead'), el('tbody'));
     t.tHead.append(head);
-    for (const row of rows) {
-      const f = row.facts;
+    const refs = rows.map((row) => {
       const tr = el('tr');
       const now = state.positions === row.changes.positions && state.causal === row.changes.causal;
       const th = el('th');
       th.scope = 'row';
-      th.append(now ? el('span', `${row.label} (shown)`) : link(row.label, { ...state, ...row.changes }));
-      const said = (x) => `${x.word} ${probability(x.probability)}${x.right === null ? '' : x.right ? ' ✓' : ' ✗'}`;
-      tr.append(th, el('td', `${f.same} of ${f.paired}`), el('td', sig(f.similarity)), el('td', said(f.a)), el('td', said(f.b)));
+      const anchor = now ? null : link(row.label, { ...state, ...row.changes });
+      th.append(anchor ?? el('span', `${row.label} (shown)`));
+      const tds = cells(row.facts).map((text) => el('td', text));
+      tr.append(th, ...tds);
       tr.dataset.key = row.key;
       t.tBodies[0].append(tr);
+      return { link: anchor, tds };
+    });
+    return { t, refs };
+  }
+  function build(model, state, asked, rows, items, shape) {
+    const parts = [el('h2', 'The lesson in three switches')];
+    parts[0].id = 'lesson-title';
+    let intro = null;
+    if (!asked) {
+      const p = el('p', 'The models trained here answer a question about a statement. ');
+      intro = link(`Ask ${model} “${QUESTIONS.a}” and “${QUESTIONS.b}”`, { ...state, ...QUESTIONS, word: 6 });
+      p.append(intro);
+      parts.push(p);
     }
-    return t;
+    const { t, refs } = table(rows, state);
+    parts.push(t);
+    const list = el('ol', undefined, 'lesson-points');
+    const points = items.map((item) => {
+      const li = el('li');
+      li.dataset.key = item.key;
+      li.dataset.holds = String(item.holds);
+      const title = el('strong', item.title);
+      const lines = item.lines.map((line) => el('p', line));
+      li.append(title, ...lines);
+      const needs = item.needs ? link(`Choose ${item.needs}`, form.withModel(state, item.needs)) : null;
+      if (needs) li.append(needs);
+      list.append(li);
+      return { li, title, lines, needs };
+    });
+    parts.push(list);
+    section.replaceChildren(...parts);
+    built = { shape, intro, rows: refs, items: points };
+  }
+
+  function update(state, rows, items) {
+    if (built.intro) setHref(built.intro, { ...state, ...QUESTIONS, word: 6 });
+    rows.forEach((row, i) => {
+      const { link: a, tds } = built.rows[i];
+      if (a) setHref(a, { ...state, ...row.changes });
+      cells(row.facts).forEach((text, k) => setText(tds[k], text));
+    });
+    items.forEach((item, i) => {
+      const { li, title, lines, needs } = built.items[i];
+      setAttr(li, 'data-holds', String(item.holds));
+      setText(title, item.title);
+      item.lines.forEach((line, k) => setText(lines[k], line));
+      if (needs) setHref(needs, form.withModel(state, item.needs));
+    });
   }
 
   return {
@@ -85,30 +149,13 @@ export function createLesson(doc, { form, model }) {
     // the open model's result for the state with a few settings changed.
     render(model, state, run) {
       const { asked, rows, items } = lesson(model, state, run);
-      section.hidden = false;
-      const parts = [el('h2', 'The lesson in three switches')];
-      parts[0].id = 'lesson-title';
-      if (!asked) {
-        const p = el('p', 'The models trained here answer a question about a statement. ');
-        p.append(link(`Ask ${model} “${QUESTIONS.a}” and “${QUESTIONS.b}”`, { ...state, ...QUESTIONS, word: 6 }));
-        parts.push(p);
-      }
-      parts.push(table(rows, state));
-      const list = el('ol', undefined, 'lesson-points');
-      for (const item of items) {
-        const li = el('li');
-        li.dataset.key = item.key;
-        li.dataset.holds = String(item.holds);
-        li.append(el('strong', item.title));
-        for (const line of item.lines) li.append(el('p', line));
-        if (item.needs) li.append(link(`Choose ${item.needs}`, form.withModel(state, item.needs)));
-        list.append(li);
-      }
-      parts.push(list);
-      section.replaceChildren(...parts);
+      if (section.hidden) section.hidden = false;
+      const shape = shapeOf(model, asked, rows, items, state);
+      if (built?.shape === shape) update(state, rows, items);
+      else build(model, state, asked, rows, items, shape);
     },
     hide() {
-      section.hidden = true;
+      if (!section.hidden) section.hidden = true;
     },
   };
 }
