@@ -7,7 +7,7 @@
 // the chart, the blocks and the heatmaps are the page's own views.
 import { TRAINED_AS, TRAINED_MODELS } from '../app/state.js';
 import { sig } from '../app/format.js';
-import { setText, setHidden, setChecked, el } from './dom.js';
+import { setText, setHidden, setChecked, setAttr, el } from './dom.js';
 import { track } from '../browser/loading.js';
 
 // Each model's line under its choice, shown when it is chosen (the page's
@@ -80,17 +80,33 @@ export function createCheckpointView(doc, { model, store, render, set, showWords
   let drawn = null;
 
   // One sentence's tokens: each piece (spaces shown as ␣) with its id;
-  // those without a partner in the other sentence dimmed.
-  function tokenRow(label, list, paired) {
-    const row = el('p', 'ck-row');
-    row.append(el('span', 'ck-label', label));
-    list.forEach((t, i) => {
-      const chip = el('span', paired(i) ? 'ck-token' : 'ck-token unpaired');
-      chip.append(el('span', 'ck-piece', t.text.replace(/ /g, '␣')), el('span', 'ck-id', String(t.id)));
-      chip.title = paired(i) ? `token ${i} of this sentence, id ${t.id}` : `token ${i}, id ${t.id}: no partner in the other sentence`;
+  // those without a partner in the other sentence dimmed. A keystroke
+  // changes a token or two: the chips there are rewritten in place, and
+  // only a changed count adds or removes chips (rebuilt, both rows cost a
+  // restyle and layout of some fifty elements per keystroke).
+  const tokenRows = [];
+  function tokenRow(k, label, list, paired) {
+    if (!tokenRows[k]) {
+      const row = el('p', 'ck-row');
+      row.append(el('span', 'ck-label', label));
+      tokenRows[k] = row;
+      tokens.append(row);
+    }
+    const row = tokenRows[k];
+    while (row.childElementCount - 1 > list.length) row.lastChild.remove();
+    while (row.childElementCount - 1 < list.length) {
+      const chip = el('span', 'ck-token');
+      chip.append(el('span', 'ck-piece'), el('span', 'ck-id'));
       row.append(chip);
+    }
+    list.forEach((t, i) => {
+      const chip = row.children[i + 1];
+      const mate = paired(i);
+      setAttr(chip, 'class', mate ? 'ck-token' : 'ck-token unpaired');
+      setText(chip.firstChild, t.text.replace(/ /g, '␣'));
+      setText(chip.lastChild, String(t.id));
+      setAttr(chip, 'title', mate ? `token ${i} of this sentence, id ${t.id}` : `token ${i}, id ${t.id}: no partner in the other sentence`);
     });
-    return row;
   }
 
   // What the model says after each sentence: a trained model's answer (the
@@ -185,26 +201,31 @@ export function createCheckpointView(doc, { model, store, render, set, showWords
       const contrast = model.ck.spaceContrast(state);
       if (drawn?.result === result && drawn.contrast === contrast) return;
       const ck = result.checkpoint;
-      setText(size, `${state.model}: ${ck.n_layer} blocks of ${ck.n_head} heads, ${ck.n_embd} wide, ` +
-        `${ck.parameters.toLocaleString('en')} parameters; trained ${ck.trained_positions ? 'with' : 'without'} positions, ` +
-        `${ck.trained_causal ? 'with' : 'without'} the causal mask.`);
+      // (the line changes only with the model: toLocaleString alone took a tenth of a millisecond a step)
+      const sizeKey = JSON.stringify([state.model, ck.n_layer, ck.n_head, ck.n_embd, ck.parameters, ck.trained_positions, ck.trained_causal]);
+      if (drawn?.sizeKey !== sizeKey) {
+        setText(size, `${state.model}: ${ck.n_layer} blocks of ${ck.n_head} heads, ${ck.n_embd} wide, ` +
+          `${ck.parameters.toLocaleString('en')} parameters; trained ${ck.trained_positions ? 'with' : 'without'} positions, ` +
+          `${ck.trained_causal ? 'with' : 'without'} the causal mask.`);
+      }
       // The tokens change with the words, not with a slider step: rebuilt only then.
       const tokenKey = JSON.stringify([result.tokens_a, result.tokens_b, result.pairs.map((p) => p.index_b)]);
       if (drawn?.tokenKey !== tokenKey) {
         const pairedB = new Set(result.pairs.map((p) => p.index_b));
-        tokens.replaceChildren(
-          tokenRow('A', result.tokens_a, (i) => result.pairs[i]?.index_b !== null),
-          tokenRow('B', result.tokens_b, (j) => pairedB.has(j)));
+        tokenRow(0, 'A', result.tokens_a, (i) => result.pairs[i]?.index_b !== null);
+        tokenRow(1, 'B', result.tokens_b, (j) => pairedB.has(j));
       }
       // exercise 2's figure, in the course's words
       if (!figure.firstChild) {
         figure.append(el('span', 'ck-figure-name', 'cosine similarity of the mean last hidden state'), el('span', 'ck-figure-value'));
       }
       setText(figure.lastChild, sig(result.mean_cosine_similarity));
-      const saysKey = JSON.stringify([state.model, ...[result.next_a, result.next_b].map((next) => next.map((t) => t.id))]);
+      // (a trained model shows its first token only: the order of the others, which a slider step may change, is not shown)
+      const shown = TRAINED_MODELS.includes(state.model) ? 1 : 5;
+      const saysKey = JSON.stringify([state.model, ...[result.next_a, result.next_b].map((next) => next.slice(0, shown).map((t) => t.id))]);
       if (drawn?.saysKey !== saysKey) says.replaceChildren(...saysRows(result, state));
       saysProbabilities(result, state);
-      drawn = { result, contrast, tokenKey, saysKey };
+      drawn = { result, contrast, tokenKey, saysKey, sizeKey };
       if (contrast) {
         const id = (list) => list.map((t) => t.id).join(' ');
         setText(spaceHint, `Mid-sentence a word is a token with its space: ${quoted(` ${contrast.word}`)} is ` +

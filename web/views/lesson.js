@@ -60,15 +60,15 @@ export function createLesson(doc, { form, model }) {
     return a;
   };
 
-  // What a slider step may change in place: each cell's, line's and link's
-  // text and href, and each point's verdict. Anything else (another model,
-  // a question asked or not, the row shown, a point's number of lines) is
-  // built anew: rebuilding the whole section every step cost a layout of
+  // What a slider step or keystroke may change in place: each cell's,
+  // line's and link's text and href, each point's verdict and number of
+  // lines. Anything else (another model, a question asked or not, the row
+  // shown) is built anew: rebuilding the whole section every step cost a layout of
   // its 50-odd elements per step, which the page's frame has no room for.
   let built = null; // {shape, intro, rows: [{th, link, tds}], items: [{li, title, lines, needs}]}
   const shapeOf = (model, asked, rows, items, state) => JSON.stringify([model, asked,
     rows.map((row) => state.positions === row.changes.positions && state.causal === row.changes.causal),
-    items.map((item) => [item.key, item.lines.length, item.needs ?? null])]);
+    items.map((item) => [item.key, item.needs ?? null])]);
   const setHref = (a, state) => setAttr(a, 'href', `#${form.toHash(state)}`);
   const said = (x) => `${x.word} ${probability(x.probability)}${x.right === null ? '' : x.right ? ' ✓' : ' ✗'}`;
   const cells = (f) => [`${f.same} of ${f.paired}`, sig(f.similarity), said(f.a), said(f.b)];
@@ -139,6 +139,12 @@ export function createLesson(doc, { form, model }) {
       const { li, title, lines, needs } = built.items[i];
       setAttr(li, 'data-holds', String(item.holds));
       setText(title, item.title);
+      while (lines.length > item.lines.length) lines.pop().remove();
+      while (lines.length < item.lines.length) {
+        const p = el('p');
+        li.insertBefore(p, (lines.at(-1) ?? title).nextSibling);
+        lines.push(p);
+      }
       item.lines.forEach((line, k) => setText(lines[k], line));
       if (needs) setHref(needs, form.withModel(state, item.needs));
     });
