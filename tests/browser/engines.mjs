@@ -90,7 +90,8 @@ const SETTLED = `return Boolean(document.documentElement.dataset.ready !== undef
   document.documentElement.dataset.hash !== 'pending' &&
   (() => { const plot = document.getElementById('plot');
            return !plot || plot.hidden || plot.getAttribute('aria-busy') !== 'true'; })() &&
-  document.querySelector('.verdict-table')?.getAttribute('aria-busy') !== 'true')`;
+  document.querySelector('.verdict-table')?.getAttribute('aria-busy') !== 'true' &&
+  document.getElementById('lesson')?.getAttribute('aria-busy') !== 'true')`;
 
 // What the verdict table shows, the mean last.
 const TABLE = `return [...document.querySelectorAll('#verdict-rows tr')].map((r) => ({

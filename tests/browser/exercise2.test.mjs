@@ -113,8 +113,9 @@ test('the lesson in three switches shows the native CLI\'s counts and answers fo
 // magnitude (the CLI's numbers at it), the rows without positions keep the
 // CLI's numbers (the magnitude scales nothing there), the links carry the
 // new magnitude, and the table is the same element throughout (rebuilt,
-// every step cost a layout of the whole section).
-test('a slider step updates the lesson in place, to the CLI\'s numbers at the new magnitude', async () => {
+// every step cost a layout of the whole section). A keystroke's new runs
+// come after the verdicts are painted.
+test('a slider step updates the lesson in place, to the CLI\'s numbers at the new magnitude; a keystroke after the paint', async () => {
   const { page, done } = await openPage(site.context, site.origin, hash('gpt'));
   await page.waitForSelector('#lesson tbody tr');
   await page.evaluate(() => { window.lessonTable = document.querySelector('#lesson table'); });
@@ -133,6 +134,26 @@ test('a slider step updates the lesson in place, to the CLI\'s numbers at the ne
         said(r.next_a, 'dog'), said(r.next_b, 'man')], `${key} at ${scale}`);
     }
     assert.ok(await page.evaluate(() => window.lessonTable === document.querySelector('#lesson table')), `the table was rebuilt at ${scale}`);
+  }
+  // A keystroke: the lesson's runs for the new words wait until the
+  // verdicts are painted (the section says it is busy meanwhile), then
+  // show the CLI's numbers for them.
+  const typed = 'cat bites man . who bites ?';
+  const busyAtOnce = await page.evaluate((text) => {
+    const input = document.getElementById('sentence-a');
+    input.value = text;
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+    return document.getElementById('lesson').getAttribute('aria-busy');
+  }, typed);
+  assert.equal(busyAtOnce, 'true', 'the lesson\'s new runs were made with the keystroke');
+  await settled(page);
+  const rows = await lessonRows(page);
+  for (const [key, args] of Object.entries(settings)) {
+    const r = JSON.parse(execFileSync(`${ROOT}build/native/poslab`, ['--model', 'checkpoint', '--checkpoint', `${SITE}/models/gpt`,
+      '--a', typed, '--b', B, '--json', '--scale', '0.25', ...args], { encoding: 'utf8' }));
+    const paired = r.pairs.filter((p) => p.index_b !== null);
+    assert.deepEqual(rows[key], [`${paired.filter((p) => p.allclose).length} of ${paired.length}`, sig(r.mean_cosine_similarity),
+      said(r.next_a, 'cat'), said(r.next_b, 'man')], `${key} after typing`);
   }
   await done();
 });

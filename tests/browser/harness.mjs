@@ -134,7 +134,8 @@ export async function settled(target) {
     const hashWritten = document.documentElement.dataset.hash !== 'pending';
     const loaded = document.documentElement.dataset.loading === undefined; // parts fetched on demand
     const running = document.getElementById('verdicts')?.getAttribute('aria-busy') === 'true'; // a transformer in its worker
-    return hashWritten && loaded && !running && (!plot || plot.hidden || plot.getAttribute('aria-busy') !== 'true') &&
+    const lesson = document.getElementById('lesson')?.getAttribute('aria-busy') === 'true'; // its runs wait for a paint
+    return hashWritten && loaded && !running && !lesson && (!plot || plot.hidden || plot.getAttribute('aria-busy') !== 'true') &&
       rows?.getAttribute('aria-busy') !== 'true';
   });
 }

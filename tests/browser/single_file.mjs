@@ -60,7 +60,8 @@ export const settled = (page) => until(page, () => {
   const plot = document.getElementById('plot');
   return root.hasAttribute('data-ready') && root.dataset.hash !== 'pending' && root.dataset.loading === undefined &&
     (plot.hidden || plot.getAttribute('aria-busy') !== 'true') &&
-    document.querySelector('.verdict-table').getAttribute('aria-busy') !== 'true';
+    document.querySelector('.verdict-table').getAttribute('aria-busy') !== 'true' &&
+    document.getElementById('lesson')?.getAttribute('aria-busy') !== 'true';
 }, 'the lab to settle');
 
 export const verdictRows = (page) => page.evaluate(() => [...document.querySelectorAll('#verdict-rows tr')].map((r) => ({

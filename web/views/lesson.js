@@ -4,11 +4,12 @@
 // Loaded the first time a trained model is chosen. Its links are the page's
 // own links (a hash), so following one is like following any link of the
 // lab. Text reaches the DOM only through textContent.
-import { lesson, QUESTIONS, probability } from '../teach/lesson.js';
+import { lesson, QUESTIONS, SWITCHES, probability } from '../teach/lesson.js';
 import { sig } from '../app/format.js';
 import { TRAINED_MODELS } from '../app/state.js';
 import { createCheckpointView } from './checkpoint_panel.js';
 import { setText, setAttr } from './dom.js';
+import { showFailure } from './controls.js';
 
 // The checkpoint model's views, as page.js loads them together: its own
 // view (views/checkpoint_panel.js: controls, tokens, answers) and this
@@ -20,22 +21,65 @@ export function createCheckpointViews(doc, options) {
   const { form, model } = options;
   const view = createCheckpointView(doc, options);
   const lesson = createLesson(doc, { form, model });
+  // The lesson's three runs go to the open model through the page's model
+  // (cached). Without positions the magnitude scales nothing (the core adds
+  // no table), so those two runs are asked at magnitude 1: the same numbers
+  // to the bit, and a slider step finds them cached instead of running both
+  // again.
+  const runOf = (state, changes) => ({ ...state, ...changes, ...(!changes.positions && { scale: 1 }) });
+  const show = (state) => lesson.render(state.model, state, (changes) => model.verdict(runOf(state, changes)));
+  // A keystroke or another model needs two or three runs the page has not
+  // made (as long again as the verdicts' own): they wait until the
+  // verdicts are painted, and only the last state asked for is shown.
+  let waiting = null; // the state whose lesson waits for the next paint
+  function later(state) {
+    const first = waiting === null;
+    waiting = state;
+    lesson.busy(true);
+    if (!first) return;
+    afterPaint(() => {
+      const next = waiting;
+      waiting = null;
+      if (!next || !model.checkpointReady(next)) return; // (another model, or this one given up meanwhile)
+      try {
+        show(next);
+      } catch (e) {
+        showFailure(doc, 'The lesson could not be computed', e);
+      }
+      lesson.busy(false);
+    });
+  }
   return {
     ...view,
     render(result, state) {
       view.render(result, state);
-      // The lesson's three runs go to the open model through the page's
-      // model (cached). Without positions the magnitude scales nothing (the
-      // core adds no table), so those two runs are asked at magnitude 1:
-      // the same numbers to the bit, and a slider step finds them cached
-      // instead of running both again.
       if (result.checkpoint && TRAINED_MODELS.includes(state.model) && model.checkpointReady(state)) {
-        lesson.render(state.model, state, (changes) => model.verdict({ ...state, ...changes, ...(!changes.positions && { scale: 1 }) }));
+        if (SWITCHES.every((s) => model.cachedRun(runOf(state, { positions: s.positions, causal: s.causal })) !== undefined)) {
+          waiting = null;
+          show(state);
+          lesson.busy(false);
+        } else {
+          later(state);
+        }
       } else {
+        waiting = null;
         lesson.hide();
       }
     },
   };
+}
+
+// Calls f once the page has had a frame to paint (the plain timer covers
+// pages that get no frames: hidden tabs, off-screen iframes).
+function afterPaint(f) {
+  let done = false;
+  const once = () => {
+    if (done) return;
+    done = true;
+    f();
+  };
+  requestAnimationFrame(() => setTimeout(once, 0));
+  setTimeout(once, 100);
 }
 
 // doc: the document; form: app/state.js's (for the links); model:
@@ -160,7 +204,14 @@ export function createLesson(doc, { form, model }) {
       if (built?.shape === shape) update(state, rows, items);
       else build(model, state, asked, rows, items, shape);
     },
+    // While its runs wait (createCheckpointViews' later()), the figures
+    // shown are the previous state's: said to assistive technology and to
+    // the tests' settled().
+    busy(busy) {
+      setAttr(section, 'aria-busy', String(busy));
+    },
     hide() {
+      setAttr(section, 'aria-busy', 'false');
       if (!section.hidden) section.hidden = true;
     },
   };
