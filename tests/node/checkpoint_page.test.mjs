@@ -219,3 +219,42 @@ test('the page\'s model runs a checkpoint: verdicts, keys per model, the chart i
   assert.equal(model.checkpointReady(gpt), null, 'gpt was given back');
   model.ck.loader.release();
 });
+
+// Without positions the core adds no table, so the magnitude changes no
+// number but the config's echo of it: the page's model runs such a state
+// once, at magnitude 1, and answers every other magnitude from that run
+// (a slider step on nope or bag as trained then runs nothing). Every
+// field equals the lab's own run at that magnitude.
+test('without positions, a checkpoint\'s verdicts at any magnitude come from one run, equal to the lab\'s at each', async () => {
+  const { Model } = await import(`${ROOT}web/app/model.js`);
+  const { CheckpointModels } = await import(`${ROOT}web/app/checkpoint_model.js`);
+  const { SWEEP, COARSE_SWEEP, thresholdFor, unpackSweep } = await import(`${ROOT}web/app/sweep.js`);
+  const model = new Model(lab, form);
+  model.ck = new CheckpointModels(model, { SWEEP, COARSE_SWEEP, thresholdFor, unpackSweep }, { base: BASE });
+  model.ckLoading = Promise.resolve(model.ck);
+  for (const name of ['nope', 'bag', 'gpt']) {
+    const state = { ...form.withModel(form.defaultState(), name), a: 'dog bites man . who bites ?', b: 'man bites dog . who bites ?', positions: false };
+    assert.equal(await model.ck.read(state), true);
+    const ck = model.checkpointReady(state);
+    const run = ck.run.bind(ck);
+    let runs = 0;
+    let counting = true;
+    ck.run = (config) => { runs += counting ? 1 : 0; return run(config); };
+    const direct = (s) => {
+      counting = false;
+      try { return lab.run(model.configOf(s)); } finally { counting = true; }
+    };
+    for (const scale of [0.37, 1e-9, 1, 3.5, 1000, 0, 2 ** -40, 0.1 + 0.2]) {
+      const s = { ...state, scale };
+      assert.deepEqual(model.verdict(s), direct(s), `${name} at ${scale}`);
+    }
+    assert.equal(runs, 1, `${name}: one run for every magnitude`);
+    // with positions on, each magnitude is a run of its own
+    for (const scale of [0.37, 3.5]) {
+      const s = { ...state, positions: true, scale };
+      assert.deepEqual(model.verdict(s), direct(s), `${name} with positions at ${scale}`);
+    }
+    assert.equal(runs, 3, name);
+  }
+  model.ck.loader.release();
+});

@@ -4,7 +4,7 @@
 // under, the tokens the leading-space switch is about, and their chart,
 // computed on this thread in slices (no worker holds their weights).
 import { CheckpointLoader, loaderFor } from './checkpoints.js';
-import { wordsOf } from './state.js';
+import { wordsOf, isCheckpointModel } from './state.js';
 
 // A slice of a chart computed in steps ends after this long, and the page's
 // input and frames come in between (a model trained here: 2 to 6 sweep
@@ -106,6 +106,18 @@ export class CheckpointModels {
       this.tokenized.set(key, { word, spaced: ck.tokenize(word, { prefixSpace: true }), bare: ck.tokenize(word, { prefixSpace: false }) });
     }
     return this.tokenized.get(key);
+  }
+
+  // A checkpoint's verdicts without positions, for the state at any
+  // magnitude: the run at magnitude 1 with the magnitude asked for in its
+  // config, or null (positions on, magnitude 1 itself, or not open). The
+  // core adds no position table then, so every other number is the same to
+  // the bit (tests/node/checkpoint_page.test.mjs), and a slider step on
+  // nope or bag as trained runs nothing.
+  unscaled(state) {
+    if (!isCheckpointModel(state.model) || state.positions || state.scale === 1 || !this.ready(state)) return null;
+    const one = this.model.verdict({ ...state, scale: 1 });
+    return { ...one, config: { ...one.config, scale: state.scale } };
   }
 
   // Whether the state's verdicts are computed at once (see QUICK_RUN_WORK);

@@ -259,7 +259,7 @@ export class Model {
   // The verdicts for the state: the CLI's JSON result (no sweep).
   verdict(state) {
     const key = this.runKey(state);
-    return this.runs.get(key) ?? this.runs.set(key, this.timed(state, () => this.lab.run(this.configOf(state))));
+    return this.runs.get(key) ?? this.runs.set(key, this.ck?.unscaled(state) ?? this.timed(state, () => this.lab.run(this.configOf(state))));
   }
 
   // Runs fn() on this thread; a transformer run's time predicts the next.
