@@ -3,8 +3,10 @@
 // pass in WebAssembly, where lab.threshold searches for a second or more
 // in one call), asking for another word's threshold leaves no task on the
 // page's thread much longer than a slice, and the threshold the chart
-// states is still lab.threshold's to the bit. The checkpoint is opened
-// from files, as GPT-2's are. Run `make site`.
+// states is still lab.threshold's to the bit; and new words' chart, whose
+// sweep points go a block of one sentence a step too, leaves no task as
+// long as one point at once, its sweep the lab's to the bit. The
+// checkpoint is opened from files, as GPT-2's are. Run `make site`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, copyFileSync, statSync, writeFileSync } from 'node:fs';
@@ -142,4 +144,68 @@ test('a slow checkpoint\'s threshold: steps no longer than a slice or so, the nu
   const longest = Math.max(0, ...long);
   assert.ok(longest < wholeMs / 2,
     `the longest task while the threshold was computed: ${longest} ms (the search at once: ${wholeMs} ms; a slice: ${STEP_SLICE_MS} ms)`);
+});
+
+// The chart's sweep goes in steps too: each of its 121 points is a pass of
+// both sentences, which the core now steps a block of one sentence at a
+// time (as a threshold's probes). New words on the slow checkpoint: while
+// the whole chart is computed, no task on the page's thread takes as much
+// of the thread's own time as one point at once (by CPU time from a trace,
+// which a busy shared machine does not stretch as it does the clock), and
+// the page's sweep is the lab's to the bit.
+test('a slow checkpoint\'s chart: its sweep points in steps, no task as long as a point, the lab\'s sweep', async () => {
+  const folder = slowCheckpoint();
+  const A2 = 'cat bites man . who bites ?';
+  const lab = await createLab();
+  const ck = await lab.openCheckpoint({ url: pathToFileURL(`${folder}/`).href });
+  const config = { model: 'checkpoint', sentence_a: A2, sentence_b: B, scheme: 'learned', causal: false };
+  const want = lab.run({ ...config, sweep: SWEEP }).sweep;
+  // one point at once: a run of both sentences in one call, by this
+  // process's CPU time (the least of three)
+  let pointMs = Infinity;
+  for (let i = 0; i < 3; i++) {
+    const t0 = process.cpuUsage();
+    lab.run({ ...config, scale: want.scales[60] });
+    const { user, system } = process.cpuUsage(t0);
+    pointMs = Math.min(pointMs, (user + system) / 1000);
+  }
+  let count = 0;
+  const steps = ck.runSteps({ ...config, sweep: SWEEP });
+  for (let s = steps.next(); !s.done; s = steps.next()) count++;
+  ck.dispose();
+  lab.dispose();
+  // one to begin, a block of one sentence for each point's two passes, then the run's own (its last returns)
+  assert.equal(count, 1 + SWEEP.count * 2 * L + 2 * L - 1, `${count} steps: a block of one sentence each`);
+
+  const { page, done } = await openPage(site.context, site.origin,
+    `/?debug#a=${encodeURIComponent(A)}&b=${encodeURIComponent(B)}&model=gpt2&causal=0`);
+  await page.waitForSelector('#model-files .mf-pick');
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('#model-files .mf-pick')]);
+  page.setDefaultTimeout(180000);
+  await chooser.setFiles(FILES.map((f) => path.join(folder, f)));
+  await page.waitForFunction(() => /GPT-2 is open/.test(document.querySelector('#model-files .mf-status')?.textContent),
+    null, { timeout: 120000 });
+  await settled(page);
+  const browser = site.context.browser();
+  await browser.startTracing(page, { categories: ['toplevel'] });
+  const started = Date.now();
+  await page.fill('#sentence-a', A2);
+  await settled(page);
+  const ms = Date.now() - started;
+  const events = JSON.parse(await browser.stopTracing()).traceEvents;
+  const main = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  const tasks = events.filter((e) => e.ph === 'X' && /RunTask$/.test(e.name) && main.has(`${e.pid}:${e.tid}`));
+  const cpu = tasks.map((e) => (e.tdur ?? 0) / 1000);
+  const longest = Math.max(0, ...cpu);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-json')]);
+  const json = JSON.parse(await (await import('node:fs/promises')).readFile(await download.path(), 'utf8'));
+  await done();
+  console.log(`# a point at once: ${pointMs.toFixed(0)} ms of CPU; the page: ${ms} ms to the new chart, ${tasks.length} tasks, ` +
+    `the longest ${longest.toFixed(1)} ms of CPU, ${cpu.filter((t) => t > 50).length} over 50 ms`);
+  assert.deepEqual(json.sweep, want, 'the page\'s sweep is the lab\'s');
+  // A task is a slice of about STEP_SLICE_MS and the step that ends it, or
+  // the page's own work; a point at once (the sweep not stepped) makes a
+  // task of at least a point's time, which fails here.
+  assert.ok(longest < 0.75 * pointMs,
+    `the longest task while the chart was computed: ${longest} ms of CPU (a point at once: ${pointMs} ms; a slice: ${STEP_SLICE_MS} ms)`);
 });

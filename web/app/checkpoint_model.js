@@ -7,8 +7,9 @@ import { CheckpointLoader, loaderFor } from './checkpoints.js';
 import { wordsOf, isCheckpointModel } from './state.js';
 
 // A slice of a chart computed in steps ends after this long, and the page's
-// input and frames come in between (a model trained here: 2 to 6 sweep
-// points a slice; GPT-2 small: one block of one sentence, which is longer).
+// input and frames come in between (a step is one block of one sentence of
+// a sweep point or a threshold's probe: a model trained here does a few
+// points a slice; GPT-2 small one step, which is longer).
 export const STEP_SLICE_MS = 8;
 
 // Resolves in a task of its own: a message, not a timer, since nested
