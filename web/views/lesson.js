@@ -40,11 +40,13 @@ export function createCheckpointViews(doc, options) {
     afterPaint(() => {
       const next = waiting;
       waiting = null;
-      if (!next || !model.checkpointReady(next)) return; // (another model, or this one given up meanwhile)
-      try {
-        show(next);
-      } catch (e) {
-        showFailure(doc, 'The lesson could not be computed', e);
+      // (not when another model was chosen meanwhile, or this one given up)
+      if (next && model.checkpointReady(next)) {
+        try {
+          show(next);
+        } catch (e) {
+          showFailure(doc, 'The lesson could not be computed', e);
+        }
       }
       lesson.busy(false);
     });
