@@ -27,7 +27,7 @@ import { serveRequests } from './browser/sweeper.js';
 serveRequests(createLab(), async (request, lab, partial, between) => {
   let read = 0;
   const counted = () => { read += 1; return between(); };
-  if (!request.run) return sweepJob(request, lab, (p) => partial({ ...p, steps: read }), counted);
+  if (!request.run) return sweepJob(request, lab, (p) => partial({ ...p, steps: read }), { between: counted });
   const t0 = performance.now();
   const steps = lab.runSteps(request.run);
   for (let step = steps.next(); ; step = steps.next()) {

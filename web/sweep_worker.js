@@ -16,5 +16,11 @@ import { createLab } from './poslab.js';
 import { sweepJob } from './app/sweep.js';
 import { serveRequests } from './browser/sweeper.js';
 
-// (the head's sweep in one call: its requests are never dropped mid-way)
-serveRequests(createLab(), (request, lab, partial) => sweepJob(request, lab, partial));
+// The head's sweep in one call: its requests are never dropped mid-way.
+// Their thresholds are: while the student types faster than the chart
+// follows, each keystroke's request would otherwise wait behind the
+// threshold searches of words already typed past (at 16 words, d 64 and 8
+// heads under 2x throttling, a frame or two); they are computed again if
+// the page goes back to those words.
+serveRequests(createLab(), (request, lab, partial, between, newer) =>
+  sweepJob(request, lab, partial, { between, newer, stepSweeps: false }));

@@ -100,3 +100,19 @@ test('a sweep packed for postMessage comes back as it was, nulls and words witho
   assert.equal(unpackSweep(sweep), sweep, 'an unpacked sweep passes through');
   assert.equal(packSweep(null), null);
 });
+
+test('a sweep worker leaves out the thresholds not yet computed once a newer request has come', async () => {
+  const { sweep: _s, ...config } = CONFIGS[1];
+  const request = { config, range: SWEEP, pairs: [0, 2, -1], sweep: null, coarse: false };
+  const sweep = whole.run(CONFIGS[1]).sweep;
+  const want = [0, 2, -1].map((pair) => [pair, thresholdFor(whole, config, sweep, pair)]);
+  let reads = 0;
+  const between = async () => { reads += 1; };
+  assert.deepEqual(await sweepJob(structuredClone(request), parts[0], () => {}, { between, newer: () => false, stepSweeps: false }), want,
+    'the newest request: every threshold');
+  assert.equal(reads, 3, 'the worker read its messages before each threshold');
+  // a newer request arrives while the second threshold is computed
+  let calls = 0;
+  const got = await sweepJob(structuredClone(request), parts[0], () => {}, { between, newer: () => ++calls > 2, stepSweeps: false });
+  assert.deepEqual(got, want.slice(0, 2), 'the third is left for the page to ask again');
+});

@@ -70,16 +70,19 @@ export function unpackSweep(sweep) {
 // asks for COARSE_SWEEP's points first, `share` ([k, n]) asks for only
 // the points that are share k of n (shareSweeps in browser/sweeper.js). Sends the sweep as a partial reply
 // ({sweep, ms, coarse?}, the sweep packed) and returns [[pair, threshold], ...].
-// With `between` (serveRequests'), the sweeps go in lab.runSteps' steps (a
-// transformer's point a block of one sentence a step) and are awaited
-// between them and before each threshold: the run worker
-// computes a transformer's chart on the weights it drew for the verdicts
-// (one copy of them, not two), and a newer run for those weights takes over
-// at the next step.
-export async function sweepJob({ config, range, pairs, coarse, sweep: given, share = [0, 1] }, lab, partial, between = null) {
+// With `between` (serveRequests'), it is awaited before each threshold,
+// and, unless `stepSweeps` is false, the sweeps go in lab.runSteps' steps
+// (a transformer's point a block of one sentence a step) with between()
+// awaited after each: the run worker computes a transformer's chart on the
+// weights it drew for the verdicts (one copy of them, not two), and a newer
+// run for those weights takes over at the next step. Once `newer()` says a
+// request came after this one, the thresholds not yet computed are left
+// out of the answer.
+export async function sweepJob({ config, range, pairs, coarse, sweep: given, share = [0, 1] }, lab, partial,
+  { between = null, stepSweeps = true, newer = () => false } = {}) {
   lab.shareSweep(...share);
   const sweepOf = async (points) => {
-    if (!between) return lab.run({ ...config, sweep: points }).sweep;
+    if (!between || !stepSweeps) return lab.run({ ...config, sweep: points }).sweep;
     const steps = lab.runSteps({ ...config, sweep: points });
     for (let step = steps.next(); ; step = steps.next()) {
       if (step.done) return step.value.sweep;
@@ -99,6 +102,7 @@ export async function sweepJob({ config, range, pairs, coarse, sweep: given, sha
   const thresholds = [];
   for (const pair of pairs) {
     if (between) await between();
+    if (newer()) break;
     thresholds.push([pair, thresholdFor(lab, config, sweep, pair)]);
   }
   return thresholds;

@@ -206,11 +206,14 @@ export function shareSweeps(first, { more = null, extras = 0, idleMs = 10000 } =
 }
 
 // The worker's side: `start` is a promise of what the handler needs (its
-// copy of the core); handler(request, ready, partial, between) returns the
-// result, calls partial(x) for early replies, and throws for the core's
-// errors. A handler that works in steps awaits between() after each: it
-// lets the worker read its messages, and throws (the request is answered
-// {stale}) when a newer `latestOnly` request has arrived for this one.
+// copy of the core); handler(request, ready, partial, between, newer)
+// returns the result, calls partial(x) for early replies, and throws for
+// the core's errors. A handler that works in steps awaits between() after
+// each: it lets the worker read its messages, and throws (the request is
+// answered {stale}) when a newer `latestOnly` request has arrived for this
+// one. newer() says whether any request has arrived after this one (read
+// by the last between()): a handler may then cut short work that is only
+// worth having while its request is the newest.
 // Requests are answered one at a time, in order. `start` resolves to a lab
 // (poslab.js's), which also answers what its memory holds, at once or
 // between two steps of a request.
@@ -250,7 +253,7 @@ export function serveRequests(start, handler) {
       if (superseded()) throw STALE;
     };
     try {
-      const result = await handler(request, ready, (partial) => self.postMessage({ id, partial }), between);
+      const result = await handler(request, ready, (partial) => self.postMessage({ id, partial }), between, () => id < newestAny);
       self.postMessage({ id, result });
     } catch (e) {
       self.postMessage(e === STALE ? { id, stale: true } : { id, error: String(e?.message ?? e) });

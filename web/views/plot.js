@@ -518,9 +518,9 @@ export function createPlot(figure, { maxScale }) {
       } finally {
         base.later = false;
       }
-    } else {
+    } else if (!waiting || fits(base, chart.canvas)) {
       markerOnly();
-    }
+    } // (else the chart stays as drawn, its marker too, until the new curves come: no copy to move the marker on)
     table.update(sweep, sel, word, paired);
 
     // What the chart cannot say by itself.
