@@ -416,7 +416,7 @@ out('Measured with the Performance API inside the page (tests/bench/browser.mjs)
     'curve for the new words is drawn ("first curve"): a sweep expected to take over 60 ms shows a coarse curve ' +
     '(one magnitude per power of ten, a tenth of the work) first, saying so in the caption. At start the page ' +
     'times a small sweep on its own thread (and the whole sweep again once it has settled) and from then on sends ' +
-    'every sweep it expects to take over 9 ms to its two sweep workers, each computing every other magnitude, ' +
+    'every sweep it expects to take over 14 ms to its two sweep workers, each computing every other magnitude, ' +
     'the moment the keystroke comes when they are free. After a sweep of a kind (scheme, heads, width) the ' +
     'expectation is what that sweep took, wherever it ran. ' +
     'The timings start a few seconds after the page opened, after that second calibration. ' +

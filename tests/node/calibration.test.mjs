@@ -1,7 +1,7 @@
 // The page's calibration (Model.calibrate): what runs on the page's thread
 // and what goes to a worker follows the speed measured on the device. The
 // clock is the test's own, so what is asserted is the decision, not a time:
-// a device on which every core call seems to take 200 ms sends every sweep
+// a device on which every core call seems to take 400 ms sends every sweep
 // and transformer run off the page's thread; one on which they take a
 // tenth of a millisecond keeps the small ones.
 import { test } from 'node:test';
@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
 const { stateForm } = await import('../state_form.mjs');
 const { form, lab } = await stateForm();
-const { Model } = await import(`${WEB}app/model.js`);
+const { Model, QUICK_CHART_MS } = await import(`${WEB}app/model.js`);
 
 // A clock that moves `ms` during each core call and stands still otherwise.
 function deviceTaking(ms) {
@@ -33,7 +33,7 @@ test('before calibrating, nothing is known: the sweeps go to the worker', () => 
 });
 
 test('a slow device: every sweep and transformer run leaves the page\'s thread', () => {
-  const { model, now } = deviceTaking(200);
+  const { model, now } = deviceTaking(400);
   const figures = model.calibrate(now);
   assert.ok(figures.slower > 100, `the device is ${figures.slower} times slower than the reference`);
   for (const state of [A, B]) assert.equal(model.chartDataIsQuick(state), false, state.a);
@@ -75,8 +75,8 @@ test('on a device that calibrated slow, a kind the workers measured quick is dra
   assert.equal(model.chartDataIsQuick(B), false, 'calibrated, (b)\'s sweep looks too slow for the keystroke');
   model.learnChart(B, 2, undefined, true, 4); // two workers took 2 ms each: 4 ms of one thread's work
   assert.equal(model.chartDataIsQuick(B), true, 'measured, it fits');
-  model.learnChart(B, 5, undefined, true, 10);
-  assert.equal(model.chartDataIsQuick(B), false, 'what two workers shared counts whole: 10 ms here');
+  model.learnChart(B, (QUICK_CHART_MS + 2) / 2, undefined, true, QUICK_CHART_MS + 2);
+  assert.equal(model.chartDataIsQuick(B), false, `what two workers shared counts whole: ${QUICK_CHART_MS + 2} ms here`);
   assert.equal(model.chartDataIsQuick({ ...B, scheme: 'alibi' }), false, 'an unmeasured kind keeps the calibrated figure');
 });
 

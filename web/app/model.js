@@ -18,13 +18,13 @@ const wellFormed = (s) => (typeof s.toWellFormed === 'function' ? s.toWellFormed
 // in the same frame, or one late, instead of waiting a frame and then
 // computing. A longer one waits for the verdicts to be painted, so typing
 // never stalls behind it, and its coarse first curve is drawn at once when
-// that takes at most this long. A sweep from the workers is drawn a frame
-// later at best (the verdicts' frame is painted before their answer is
-// read), so whatever fits in the keystroke's frame is computed here: 9 ms
-// leaves the verdicts and the chart's draw the rest of 16 ms, on this
-// device as calibrated (at 16 words, d 64: every scheme with one head
-// under 2x throttling on a 2.6 GHz EPYC).
-export const QUICK_CHART_MS = 9;
+// that takes at most this long. A sweep from the workers comes back later
+// than its cost says: on 2 cores they share the machine with this thread
+// while it draws the verdicts, and their answer waits for it (at 16 words,
+// d 64, under 2x throttling on a 2.1 GHz EPYC, about 30 ms after it was
+// asked for, for 5-9 ms of work). Measured there, keystroke to full curve,
+// p50 with 8 heads: 20-27 ms with 14 here against 27-38 ms with 9.
+export const QUICK_CHART_MS = 14;
 // A sweep expected to take longer than this shows a coarse curve first
 // (COARSE_SWEEP, a tenth of the work). Before any sweep has been timed or
 // the thread calibrated, one of more than COARSE_WORK words² × d is
