@@ -23,7 +23,8 @@ const wellFormed = (s) => (typeof s.toWellFormed === 'function' ? s.toWellFormed
 // while it draws the verdicts, and their answer waits for it (at 16 words,
 // d 64, under 2x throttling on a 2.1 GHz EPYC, about 30 ms after it was
 // asked for, for 5-9 ms of work). Measured there, keystroke to full curve,
-// p50 with 8 heads: 20-27 ms with 14 here against 27-38 ms with 9.
+// p50 with 8 heads, two rounds of four schemes: 18-35 ms with 14 here
+// against 25-38 ms with 9.
 export const QUICK_CHART_MS = 14;
 // A sweep expected to take longer than this shows a coarse curve first
 // (COARSE_SWEEP, a tenth of the work). Before any sweep has been timed or
