@@ -411,14 +411,19 @@ out('## The page in headless Chromium, ms');
 out();
 out('Measured with the Performance API inside the page (tests/bench/browser.mjs). A slider step is the input ' +
     'handler (new verdicts, table and chart, drawn before it returns) plus the style and layout it leaves owing, ' +
-    'forced at the end. A keystroke changes a word, so the sweep is recomputed too: it is timed until the ' +
+    'forced at the end. The numbers depend on the words only through which of them are the same, and the page ' +
+    'keeps its sweeps by that, so there are two kinds of keystroke. One that makes a new sentence (the first word ' +
+    'becomes a copy of another, w02 to w16 in turn, more patterns than the page keeps sweeps of; the bench checks ' +
+    'that each computed a sweep) needs a new sweep: it is timed until the ' +
     'chart.draw() that draws the new sweep returns, layout forced after it ("full curve"), and until the first ' +
     'curve for the new words is drawn ("first curve"): a sweep expected to take over 60 ms shows a coarse curve ' +
     '(one magnitude per power of ten, a tenth of the work) first, saying so in the caption. At start the page ' +
     'times a small sweep on its own thread (and the whole sweep again once it has settled) and from then on sends ' +
     'every sweep it expects to take over 14 ms to its two sweep workers, each computing every other magnitude, ' +
     'the moment the keystroke comes when they are free. After a sweep of a kind (scheme, heads, width) the ' +
-    'expectation is what that sweep took, wherever it ran. ' +
+    'expectation is what that sweep took, wherever it ran. A keystroke inside a word (the first word spelt anew: ' +
+    'k00, k01, ...) changes no number: it is timed until the chart is drawn again with the word\'s new name on ' +
+    'the curves it has ("inside a word"). The targets are judged on both. ' +
     'The timings start a few seconds after the page opened, after that second calibration. ' +
     'Chromium cannot throttle workers, so under CPU throttling the page gets sweep workers ' +
     'slowed by the same factor (before each message it sends, each spins for the rate less one times the time ' +
@@ -536,22 +541,27 @@ for (const row of page.rows) {
   const cpu = row.throttle > 1 ? `, CPU ${row.throttle}x slower` : '';
   targets.push([`slider step p95 under 16 ms, ${row.label}${cpu}`, judge(row.throttle, slider < 16),
                 `p95 ${num(slider, 3)} ms (median of rounds: ${each('slider')})`]);
-  targets.push([`keystroke p95 under ${keyBudget(row.label)} ms (verdicts and the full redrawn curve), ${row.label}${cpu}`,
+  targets.push([`keystroke making a new sentence: p95 under ${keyBudget(row.label)} ms (verdicts and the full redrawn curve), ${row.label}${cpu}`,
                 judge(row.throttle, keys < keyBudget(row.label)), `full curve p95 ${num(keys, 3)} ms (median of rounds: ` +
                 `${each('keys')}); first curve p95 ${num(firsts, 3)} ms (median of rounds: ${each('firsts')})`]);
+  const words = roundP95(row, 'words');
+  targets.push([`keystroke inside a word: p95 under 16 ms (verdicts and the chart redrawn), ${row.label}${cpu}`,
+                judge(row.throttle, words < 16), `p95 ${num(words, 3)} ms (median of rounds: ${each('words')})`]);
 }
 for (const throttle of [THROTTLE, SLOWER]) {
   for (const [label] of [['(b)'], ['(c)']]) {
     const these = page.schemes.filter((r) => r.label.startsWith(label) && r.throttle === throttle);
     if (!these.length) continue;
     const worst = (what) => these.reduce((w, r) => (percentile(r[what], 95) > percentile(w[what], 95) ? r : w));
-    const s = worst('slider'), k = worst('keys'), first = worst('firsts');
+    const s = worst('slider'), k = worst('keys'), first = worst('firsts'), w = worst('words');
     const name = (r) => `${r.scheme}, ${r.heads} head${r.heads > 1 ? 's' : ''}`;
     targets.push([`every scheme, 1 and 8 heads, ${these[0].label}, CPU ${throttle}x slower: slider p95 under 16 ms, ` +
-                  `keystroke p95 (full curve) under ${keyBudget(these[0].label)} ms`,
-                  judge(throttle, percentile(s.slider, 95) < 16 && percentile(k.keys, 95) < keyBudget(these[0].label)),
-                  `slowest: slider p95 ${num(percentile(s.slider, 95), 3)} ms (${name(s)}), keystroke p95 to the full curve ` +
-                  `${num(percentile(k.keys, 95), 3)} ms (${name(k)}), to the first curve ${num(percentile(first.firsts, 95), 3)} ms (${name(first)})`]);
+                  `keystroke p95 (new sentence: full curve) under ${keyBudget(these[0].label)} ms, inside a word under 16 ms`,
+                  judge(throttle, percentile(s.slider, 95) < 16 && percentile(k.keys, 95) < keyBudget(these[0].label) &&
+                    percentile(w.words, 95) < 16),
+                  `slowest: slider p95 ${num(percentile(s.slider, 95), 3)} ms (${name(s)}), new sentence p95 to the full curve ` +
+                  `${num(percentile(k.keys, 95), 3)} ms (${name(k)}), to the first curve ${num(percentile(first.firsts, 95), 3)} ms (${name(first)}), ` +
+                  `inside a word ${num(percentile(w.words, 95), 3)} ms (${name(w)})`]);
   }
 }
 // Judged on the paint: a verdict in the DOM that is not yet on the screen

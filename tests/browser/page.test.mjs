@@ -416,6 +416,34 @@ test('the chart follows the slider without recomputing the sweep', async () => {
   await done();
 });
 
+// The numbers depend on the words only through which of them are the same,
+// so a keystroke inside a word draws the curves the page has under the
+// word's new name; one that makes a word equal to another computes anew.
+test('typing inside a word keeps the curves and renames them; a repeated word makes new ones', async () => {
+  const { page, done } = await open('/?debug#a=the+dog+bites+man&b=man+bites+dog&pos=1&word=3');
+  const swept = () => page.evaluate(() => { const s = window.poslabDebug.sweeps(); return s.page + s.worker; });
+  const before = await chartTable(page);
+  assert.equal(before.head[1], '“man”: cosine distance');
+  const count = await swept();
+  assert.ok(count >= 1);
+  for (const text of ['a dog bites man', 'an dog bites man', 'any dog bites man']) await type(page, '#sentence-a', text);
+  assert.deepEqual(await chartTable(page), before, 'the same curves');
+  assert.equal(await swept(), count, 'no sweep computed for a keystroke inside a word');
+  assert.equal((await table(page))[0].word, 'any');
+  // following the renamed word: the chart names it
+  await page.selectOption('#plot-word', '0');
+  await settled(page);
+  assert.match((await chartSeen(page)).legend.join(' '), /“any”/);
+  // "dog" twice is another sentence: new curves, computed
+  await page.selectOption('#plot-word', '3');
+  await settled(page);
+  await type(page, '#sentence-a', 'dog dog bites man');
+  const repeated = await chartTable(page);
+  assert.equal(await swept(), count + 1);
+  assert.notDeepEqual(repeated.rows, before.rows);
+  await done();
+});
+
 // A new sweep's draw paints the axes from the copy kept after the last
 // layout and draws only the curves, shading and marker over it: Chart.js
 // does not draw the axes again, and the picture is the very one Chart.js

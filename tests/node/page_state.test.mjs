@@ -15,7 +15,7 @@ const { stateForm } = await import('../state_form.mjs');
 const { form } = await stateForm();
 const { defaultState, parseHash, toHash, sentenceProblem, properties: PROPERTIES } = form;
 const { sig } = await import(`${WEB}app/format.js`);
-const { Model, SWEEP } = await import(`${WEB}app/model.js`);
+const { Model, SWEEP, wordPattern } = await import(`${WEB}app/model.js`);
 const { createLab } = await import(`${SITE}poslab.js`);
 const { readView, viewUrl } = await import(`${WEB}views/embed.js`);
 const { iframeSnippet } = await import(`${WEB}views/embed_dialog.js`);
@@ -178,6 +178,50 @@ test('the model runs the sweep once per setting other than the magnitude', async
   assert.ok(threshold > 1e-9 && threshold < 1e-6, String(threshold));
   assert.equal(model.cachedThreshold(state, 2), threshold);
   assert.equal(model.threshold({ ...state, positions: false }, 2), null);
+  lab.dispose();
+});
+
+test('sentences whose words are the same in the same places share a sweep, and the core agrees', async () => {
+  const lab = await createLab();
+  let sweeps = 0;
+  const counting = { run: (config) => { if (config.sweep) sweeps += 1; return lab.run(config); },
+    threshold: (...args) => lab.threshold(...args), options: lab.options };
+  const model = new Model(counting, form);
+  assert.deepEqual(wordPattern('dog bites  man', 'man\tbites dog'), { sentence_a: '0 1 2', sentence_b: '2 1 0' });
+  assert.deepEqual(wordPattern('a b a', 'c b'), { sentence_a: '0 1 0', sentence_b: '2 1' });
+  // case and punctuation make other words, as in the core
+  assert.deepEqual(wordPattern('Dog dog dog,', 'dog'), { sentence_a: '0 1 2', sentence_b: '1' });
+  // a word that may be over the core's 64 bytes keeps its letters
+  const long = 'é'.repeat(40);
+  assert.equal(wordPattern(`${long} x`, 'x').sentence_a, `0:${long} 1`);
+  const same = [
+    ['dog bites man', 'man bites dog'], ['cat eats fish', 'fish eats cat'], ['d bites man', 'man bites d'],
+  ];
+  const other = [
+    ['dog bites dog', 'man bites dog'], ['dog bites man', 'man bites dog dog'], ['dog bites man', 'man bites cat'],
+  ];
+  for (const model_ of ['head', 'transformer']) {
+    for (const scheme of ['random', 'rope', 'alibi']) {
+      const base = { ...defaultState(), positions: true, scheme, model: model_, heads: 2, causal: scheme === 'alibi' };
+      sweeps = 0;
+      const [first, ...rest] = same.map(([a, b]) => ({ ...base, a, b }));
+      const sweep = model.sweep(first);
+      for (const state of rest) {
+        assert.equal(model.sweepKey(state), model.sweepKey(first));
+        assert.equal(model.sweep(state), sweep);
+        // the core computes the very same curves for these words
+        assert.deepEqual(lab.run({ ...model.configOf(state), sweep: SWEEP }).sweep, sweep, `${model_} ${scheme} ${state.a}`);
+        // while the verdicts, which name the words, are run for each
+        assert.deepEqual(model.verdict(state).pairs.map((p) => p.word), state.a.split(' '));
+      }
+      assert.equal(sweeps, 1);
+      for (const [a, b] of other) {
+        const state = { ...base, a, b };
+        assert.notEqual(model.sweepKey(state), model.sweepKey(first));
+        assert.notDeepEqual(model.sweep(state).mean, sweep.mean, `${model_} ${scheme} ${a} / ${b}`);
+      }
+    }
+  }
   lab.dispose();
 });
 

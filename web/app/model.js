@@ -90,6 +90,26 @@ const chartWork = (state, count = SWEEP.count) => (isTransformer(state) ? count 
 // computed with the verdicts: its work counts as endless here.
 const isCheckpoint = (state) => isCheckpointModel(state.model);
 
+// The head's and the random transformer's numbers depend on the words only
+// through which of them are the same word: the k-th distinct word, in
+// order of first appearance (A, then B), gets the k-th vector drawn
+// (docs/experiment.md, Random draws), whatever its letters. So a sweep
+// (which holds no words) is cached under the sentences with each word
+// replaced by that k, and a keystroke inside a word, which changes no
+// number, draws the chart it has instead of computing the same curves
+// again; the verdicts, which name the words, are still run. A word that
+// might be over the core's 64 bytes keeps its letters in the key, so a
+// sentence the core refuses never shares a key with one it takes.
+export function wordPattern(a, b) {
+  const seen = new Map();
+  const of = (text) => wordsOf(text).map((w) => {
+    let k = seen.get(w);
+    if (k === undefined) seen.set(w, (k = seen.size));
+    return w.length > 21 ? `${k}:${w}` : k; // (3 bytes of UTF-8 at most per UTF-16 unit)
+  }).join(' ');
+  return { sentence_a: of(a), sentence_b: of(b) };
+}
+
 // A small map that forgets its oldest entries.
 class Cache {
   constructor(size) { this.size = size; this.map = new Map(); }
@@ -163,6 +183,7 @@ export class Model {
     if (keys?.prefix !== prefix) {
       const config = this.configOf(state);
       const { scale, ...rest } = config;
+      if (!isCheckpoint(state)) Object.assign(rest, wordPattern(rest.sentence_a, rest.sentence_b));
       keys = { prefix, run: prefix + JSON.stringify(config), sweep: prefix + JSON.stringify(rest) };
       this.keys.set(state, keys);
     }
