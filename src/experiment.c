@@ -381,10 +381,20 @@ poslab_status poslab_run_step(poslab_lab *lab, char *message, size_t size) {
     case RUN_SIDE_B:
     default:
         if (!model_of(c)->step(lab, &lab->b, c, lab->run.s, lab->run.at++)) return POSLAB_RUNNING;
-        finish_run(lab, c, lab->run.s);
-        lab->run.phase = RUN_IDLE;
-        return POSLAB_OK;
+#ifdef POSLAB_CHECKPOINT /* (the only model with finish_step; the page's core module stays under its 50 KiB) */
+        if (model_of(c)->finish_step) {
+            lab->run.phase = RUN_FINISH, lab->run.at = 0;
+            return POSLAB_RUNNING;
+        }
+        break;
+    case RUN_FINISH:
+        if (!model_of(c)->finish_step(lab, c, lab->run.at++)) return POSLAB_RUNNING;
+#endif
+        break;
     }
+    finish_run(lab, c, lab->run.s);
+    lab->run.phase = RUN_IDLE;
+    return POSLAB_OK;
 }
 
 poslab_status poslab_run(poslab_lab *lab, const poslab_config *c, char *message, size_t size) {

@@ -93,6 +93,12 @@ typedef struct {
     /* Step `block` of the same pass into the side's own buffers; returns
        whether the sentence is done. */
     int (*step)(struct poslab_lab *lab, side *sd, const poslab_config *c, double s, int block);
+    /* After both sentences and before `finish`, work of the model's own in
+       bounded steps (may be NULL): step k; returns whether it is done. A
+       checkpoint's next tokens read the whole embedding table (GPT-2
+       small: 38.6 million multiply-adds a sentence), too long for one step
+       of a page's thread. */
+    int (*finish_step)(struct poslab_lab *lab, const poslab_config *c, int k);
     /* After both sentences: the model's own part of the result (may be NULL). */
     void (*finish)(struct poslab_lab *lab, const poslab_config *c, poslab_result *r);
 } model;
@@ -146,7 +152,7 @@ struct poslab_lab {
        both, so that beginning either ends the other: they share the tmp
        buffers and the prepared draws. */
     struct {
-        enum { RUN_IDLE, RUN_SEARCH, RUN_SWEEP, RUN_SIDE_A, RUN_SIDE_B } phase; /* no run: up to RUN_SEARCH */
+        enum { RUN_IDLE, RUN_SEARCH, RUN_SWEEP, RUN_SIDE_A, RUN_SIDE_B, RUN_FINISH } phase; /* no run: up to RUN_SEARCH */
         int at;
         int block, sentence;        /* a sweep point's passes in steps: the next block, and whose (0: A, 1: B) */
         double s;

@@ -275,19 +275,29 @@ static int step(poslab_lab *lab, side *sd, const poslab_config *c, double s, int
 /* The POSLAB_NEXT_TOKENS most likely tokens after the last one:
  * softmax(out[n-1] @ wte^T), its maximum subtracted first; ties go to the
  * lower id, since ids are visited in order and only a larger logit
- * overtakes. */
-static void next_tokens(poslab_lab *lab, const side *sd, poslab_next_token *top) {
+ * overtakes. The logits go NEXT_ROWS rows of wte a step (each is its own
+ * dot product, so the steps change no bit); the step after the last rows
+ * of a sentence ranks them. */
+enum { NEXT_ROWS = 4096 };
+
+static void next_logits(poslab_lab *lab, const side *sd, int from, int to) {
     const checkpoint_weights *w = weights(lab);
-    const int C = w->n_embd, V = w->vocab_size;
+    const int C = w->n_embd;
     const double *last = sd->out + (size_t)(sd->n - 1) * C;
-    double *logits = lab->logits, max = -INFINITY, sum = 0.0;
-    for (int t = 0; t < V; t++) {
+    for (int t = from; t < to; t++) {
         const float *row = w->wte + (size_t)t * C;
         double dot = 0.0;
         for (int j = 0; j < C; j++) dot += last[j] * (double)row[j];
-        logits[t] = dot;
-        if (dot > max) max = dot;
+        lab->logits[t] = dot;
     }
+}
+
+static void rank_next(poslab_lab *lab, poslab_next_token *top) {
+    const int V = weights(lab)->vocab_size;
+    const double *logits = lab->logits;
+    double max = -INFINITY, sum = 0.0;
+    for (int t = 0; t < V; t++)
+        if (logits[t] > max) max = logits[t];
     for (int t = 0; t < V; t++) sum += exp(logits[t] - max);
     int count = 0;
     for (int t = 0; t < V; t++) {
@@ -302,10 +312,22 @@ static void next_tokens(poslab_lab *lab, const side *sd, poslab_next_token *top)
     for (int r = 0; r < count; r++) top[r].probability = exp(logits[top[r].id] - max) / sum;
 }
 
+/* Steps 0 .. chunks-1: sentence A's logits; chunks: its ranking; then B's. */
+static int finish_step(poslab_lab *lab, const poslab_config *c, int k) {
+    (void)c;
+    const int V = weights(lab)->vocab_size, chunks = (V + NEXT_ROWS - 1) / NEXT_ROWS;
+    const int sentence = k / (chunks + 1), at = k % (chunks + 1);
+    const side *sd = sentence == 0 ? &lab->a : &lab->b;
+    if (at < chunks) {
+        next_logits(lab, sd, at * NEXT_ROWS, at == chunks - 1 ? V : (at + 1) * NEXT_ROWS);
+        return 0;
+    }
+    rank_next(lab, lab->next[sentence]);
+    return sentence == 1;
+}
+
 static void finish(poslab_lab *lab, const poslab_config *c, poslab_result *r) {
     (void)c;
-    next_tokens(lab, &lab->a, lab->next[0]);
-    next_tokens(lab, &lab->b, lab->next[1]);
     r->words_a = &lab->pieces[0];
     r->words_b = &lab->pieces[1];
     r->checkpoint = lab->checkpoint;
@@ -318,7 +340,7 @@ static void finish(poslab_lab *lab, const poslab_config *c, poslab_result *r) {
 
 const model model_checkpoint = {
     .settle = settle, .tokens = tokens, .sizes = sizes, .load = load, .layer_count = layer_count,
-    .step = step, .finish = finish,
+    .step = step, .finish_step = finish_step, .finish = finish,
 };
 
 poslab_status poslab_use_checkpoint(poslab_lab *lab, const poslab_checkpoint *ck, char *message, size_t size) {

@@ -75,6 +75,37 @@ test('every layout, every case: WebAssembly agrees with NumPy to 1e-9', async ()
   assert.equal(runs, 35);
 });
 
+// GPT-2's vocabulary (50,257 tokens): the next tokens of a run in steps
+// take 13 steps of logits a sentence and one to rank them, and give the
+// one-call run's tokens and probabilities, which are the CLI's.
+test('GPT-2\'s next tokens go 4096 tokens a step, with the bits of the one-call run and the CLI', async () => {
+  const { checkpoint: made } = await import('../browser/gpt2_files.mjs');
+  const folder = made('gpt2-mini');
+  const lab = await createLab();
+  const ck = await lab.openCheckpoint({ url: pathToFileURL(`${folder}/`).href });
+  try {
+    const config = { model: 'checkpoint', sentence_a: 'dog bites man', sentence_b: 'man bites dog', scale: 0.7 };
+    const whole = lab.run(config);
+    const steps = lab.runSteps(config);
+    let r;
+    let count = 0;
+    for (r = steps.next(); !r.done; r = steps.next()) count++;
+    assert.deepEqual(r.value, whole);
+    assert.equal(ck.info.vocab_size, 50257);
+    assert.equal(count, 1 + 2 * ck.info.n_layer + 2 * (13 + 1) - 1);
+    const cli = JSON.parse(spawnSync(`${root}build/native/poslab`, ['--model', 'checkpoint', '--checkpoint', folder, '--json',
+      '--a', config.sentence_a, '--b', config.sentence_b, '--scale', '0.7'], { encoding: 'utf8' }).stdout);
+    for (const side of ['next_a', 'next_b']) {
+      assert.equal(whole[side].length, 5);
+      assert.deepEqual(whole[side].map((t) => t.id), cli[side].map((t) => t.id), side);
+      whole[side].forEach((t, i) => assert.ok(Math.abs(t.probability - cli[side][i].probability) <= 1e-12, `${side}[${i}]`));
+    }
+  } finally {
+    ck.dispose();
+    lab.dispose();
+  }
+});
+
 test('a run in steps gives run()\'s result; lab.run({model: "checkpoint"}) runs the opened one', async () => {
   const lab = await createLab();
   assert.throws(() => lab.run({ model: 'checkpoint' }), /model: "checkpoint" runs on an opened checkpoint/);
@@ -90,8 +121,11 @@ test('a run in steps gives run()\'s result; lab.run({model: "checkpoint"}) runs 
       count++;
     }
     assert.deepEqual(r.value, whole);
-    // one yield after the draws, then a block a step for each sentence, the last returning
-    assert.equal(count, 1 + 2 * 2 - 1);
+    // one yield after the draws, then a block a step for each sentence,
+    // then each sentence's next tokens (its logits, 4096 tokens of the
+    // vocabulary a step: one here; then their ranking), the last returning
+    assert.equal(ck.info.vocab_size <= 4096, true);
+    assert.equal(count, 1 + 2 * 2 + 2 * 2 - 1);
     assert.deepEqual(ck.tokenize('dog bites man').map((t) => t.id), whole.tokens_a.map((t) => t.id));
     assert.equal(ck.tokenize('dog', { prefixSpace: false })[0].text, 'do');
     // the one head still runs on the main module meanwhile

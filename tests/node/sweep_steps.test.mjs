@@ -48,10 +48,12 @@ for (const name of ['gpt', 'nope', 'bag']) {
               const { value: stepped, count } = drain(ck.runSteps({ ...config, sweep: range }));
               // one to begin; every point a pass of both sentences a block a
               // step (without positions the first, the others its copies, a
-              // step each); then the run at the config's scale, whose last
-              // step is the one that returns the result
+              // step each); then the run at the config's scale, and its next
+              // tokens (4096 rows of the embedding table a step, then their
+              // ranking, per sentence), whose last step returns the result
               const sweepSteps = scheme === 'none' ? 2 * blocks + (range.count - 1) : range.count * 2 * blocks;
-              assert.equal(count, 1 + sweepSteps + 2 * blocks - 1, `${where}: ${count} steps`);
+              const nextSteps = 2 * (Math.ceil(ck.info.vocab_size / 4096) + 1);
+              assert.equal(count, 1 + sweepSteps + 2 * blocks + nextSteps - 1, `${where}: ${count} steps`);
               const whole = lab.run({ ...config, sweep: range });
               assert.deepEqual(stepped, whole, `${where}: the one-call sweep`);
               const { sweep } = stepped;
