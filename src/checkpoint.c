@@ -76,6 +76,7 @@ struct poslab_checkpoint {
     int have_config;
     checkpoint_weights w;
     tokenizer *tok;
+    tokenizer *tok_loading; /* between poslab_checkpoint_tokenizer_begin and its last step */
     char **shards;
     int shard_count;
     file files[MAX_FILES];
@@ -217,6 +218,7 @@ poslab_status poslab_checkpoint_create(poslab_checkpoint **out) {
 void poslab_checkpoint_free(poslab_checkpoint *ck) {
     if (!ck) return;
     tokenizer_free(ck->tok);
+    tokenizer_free(ck->tok_loading);
     for (int k = 0; k < ck->shard_count; k++) free(ck->shards[k]);
     free(ck->shards);
     for (int f = 0; f < ck->file_count; f++) {
@@ -334,10 +336,30 @@ poslab_status poslab_checkpoint_config(poslab_checkpoint *ck, const char *file, 
 poslab_status poslab_checkpoint_tokenizer(poslab_checkpoint *ck, const char *vocab_file, const char *vocab,
                                           size_t vocab_len, const char *merges_file, const char *merges,
                                           size_t merges_len, char *message, size_t size) {
+    poslab_status st = poslab_checkpoint_tokenizer_begin(ck, vocab_file, vocab, vocab_len, merges_file, merges,
+                                                         merges_len, message, size);
+    if (st == POSLAB_OK) do st = poslab_checkpoint_tokenizer_step(ck, message, size); while (st == POSLAB_RUNNING);
+    return st;
+}
+
+poslab_status poslab_checkpoint_tokenizer_begin(poslab_checkpoint *ck, const char *vocab_file, const char *vocab,
+                                                size_t vocab_len, const char *merges_file, const char *merges,
+                                                size_t merges_len, char *message, size_t size) {
     (void)vocab_file, (void)merges_file; /* tokenizer.c names them */
     if (!ck || !vocab || !merges) return fail(message, size, POSLAB_ERR_INPUT, "tokenizer: missing files");
-    if (ck->tok) return fail(message, size, POSLAB_ERR_STATE, "tokenizer: loaded already");
-    return tokenizer_load(&ck->tok, vocab, vocab_len, merges, merges_len, message, size);
+    if (ck->tok || ck->tok_loading) return fail(message, size, POSLAB_ERR_STATE, "tokenizer: loaded already");
+    return tokenizer_begin(&ck->tok_loading, vocab, vocab_len, merges, merges_len, message, size);
+}
+
+poslab_status poslab_checkpoint_tokenizer_step(poslab_checkpoint *ck, char *message, size_t size) {
+    if (!ck || !ck->tok_loading)
+        return fail(message, size, POSLAB_ERR_STATE, "tokenizer: no poslab_checkpoint_tokenizer_begin before it");
+    poslab_status st = tokenizer_step(ck->tok_loading, message, size);
+    if (st == POSLAB_RUNNING) return st;
+    if (st == POSLAB_OK) ck->tok = ck->tok_loading;
+    else tokenizer_free(ck->tok_loading);
+    ck->tok_loading = NULL;
+    return st;
 }
 
 /* ---- the shards' index --------------------------------------------------- */

@@ -51,6 +51,12 @@ struct tokenizer {
     uint16_t byte_char[256];  /* GPT-2's bytes_to_unicode */
     int16_t char_byte[BYTE_CHARS];
     size_t long_piece;
+    /* merges.txt while tokenizer_step reads it: the caller's text, where the
+       next line starts, its number, the first merge's, and a line's bytes */
+    const unsigned char *m_text;
+    size_t m_len, m_at;
+    int m_line, m_first_line;
+    unsigned char *m_buf;
 };
 
 /* ---- text helpers --------------------------------------------------------- */
@@ -477,30 +483,37 @@ static poslab_status bad_symbol(int line, const unsigned char *s, size_t len, si
                 name);
 }
 
-static poslab_status read_merges(tokenizer *t, const char *text, size_t len, char *msg, size_t size) {
+static poslab_status merges_begin(tokenizer *t, const char *text, size_t len, char *msg, size_t size) {
     const unsigned char *s = (const unsigned char *)text;
     /* Rank r is line first_line + r; counting lines first sizes the table. */
     size_t lines = 1;
     for (size_t i = 0; i < len; i++) lines += s[i] == '\n';
     size_t n = table_size(lines);
     t->merges = malloc(n * sizeof *t->merges);
-    unsigned char *buf = malloc(len + 1);
-    if (!t->merges || !buf) {
-        free(buf);
-        return fail(msg, size, POSLAB_ERR_NOMEM, "merges.txt: out of memory for %zu lines", lines);
-    }
+    t->m_buf = malloc(len + 1);
+    if (!t->merges || !t->m_buf) return fail(msg, size, POSLAB_ERR_NOMEM, "merges.txt: out of memory for %zu lines", lines);
     for (size_t i = 0; i < n; i++) t->merges[i].pair = EMPTY_PAIR;
     t->merge_mask = n - 1;
-
-    poslab_status st = POSLAB_OK;
-    size_t at = 0;
-    int line = 1, first_line = 1;
+    t->m_text = s, t->m_len = len, t->m_at = 0;
+    t->m_line = t->m_first_line = 1;
     if (len >= 8 && !memcmp(s, "#version", 8)) {
         const unsigned char *nl = memchr(s, '\n', len);
-        at = nl ? (size_t)(nl - s) + 1 : len;
-        line = first_line = 2;
+        t->m_at = nl ? (size_t)(nl - s) + 1 : len;
+        t->m_line = t->m_first_line = 2;
     }
-    for (; at < len && st == POSLAB_OK; line++) {
+    return POSLAB_OK;
+}
+
+/* Up to `count` more lines of merges.txt; POSLAB_RUNNING while some are left. */
+static poslab_status merges_step(tokenizer *t, int count, char *msg, size_t size) {
+    const unsigned char *s = t->m_text;
+    const size_t len = t->m_len;
+    unsigned char *buf = t->m_buf;
+    size_t at = t->m_at;
+    int line = t->m_line;
+    const int first_line = t->m_first_line, last = line + count;
+    poslab_status st = POSLAB_OK;
+    for (; at < len && st == POSLAB_OK && line < last; line++) {
         const unsigned char *nl = memchr(s + at, '\n', len - at);
         size_t end = nl ? (size_t)(nl - s) : len, next = nl ? end + 1 : len;
         size_t stop = end > at && s[end - 1] == '\r' ? end - 1 : end;
@@ -511,6 +524,8 @@ static poslab_status read_merges(tokenizer *t, const char *text, size_t len, cha
                 st = fail(msg, size, POSLAB_ERR_INPUT, "merges.txt line %d: an empty line before more merges", line);
                 break;
             }
+            next = len; /* only empty lines are left: the file is read */
+            at = next;
             break;
         }
         const unsigned char *space = memchr(s + at, ' ', stop - at);
@@ -559,7 +574,14 @@ static poslab_status read_merges(tokenizer *t, const char *text, size_t len, cha
         m->result = ab;
         at = next;
     }
-    free(buf);
+    t->m_at = at, t->m_line = line;
+    if (st == POSLAB_OK && at < len && line == last) {
+        /* (an empty line ends the file: the loop breaks there, leaving at < len) */
+        return POSLAB_RUNNING;
+    }
+    free(t->m_buf);
+    t->m_buf = NULL;
+    t->m_text = NULL;
     return st;
 }
 
@@ -576,15 +598,15 @@ static void bytes_to_unicode(tokenizer *t) {
     }
 }
 
-poslab_status tokenizer_load(tokenizer **out, const char *vocab_json, size_t vocab_len, const char *merges_txt,
-                             size_t merges_len, char *msg, size_t msg_size) {
+poslab_status tokenizer_begin(tokenizer **out, const char *vocab_json, size_t vocab_len, const char *merges_txt,
+                              size_t merges_len, char *msg, size_t msg_size) {
     *out = NULL;
     tokenizer *t = calloc(1, sizeof *t);
     if (!t) return fail(msg, msg_size, POSLAB_ERR_NOMEM, "out of memory for the tokenizer");
     bytes_to_unicode(t);
     t->long_piece = SHORT_PIECE;
     poslab_status st = read_vocab(t, vocab_json, vocab_len, msg, msg_size);
-    if (st == POSLAB_OK) st = read_merges(t, merges_txt, merges_len, msg, msg_size);
+    if (st == POSLAB_OK) st = merges_begin(t, merges_txt, merges_len, msg, msg_size);
     if (st != POSLAB_OK) {
         tokenizer_free(t);
         return st;
@@ -593,8 +615,25 @@ poslab_status tokenizer_load(tokenizer **out, const char *vocab_json, size_t voc
     return POSLAB_OK;
 }
 
+poslab_status tokenizer_step(tokenizer *t, char *msg, size_t msg_size) {
+    if (!t->m_text) return POSLAB_OK;
+    return merges_step(t, TOKENIZER_STEP_LINES, msg, msg_size);
+}
+
+poslab_status tokenizer_load(tokenizer **out, const char *vocab_json, size_t vocab_len, const char *merges_txt,
+                             size_t merges_len, char *msg, size_t msg_size) {
+    poslab_status st = tokenizer_begin(out, vocab_json, vocab_len, merges_txt, merges_len, msg, msg_size);
+    if (st == POSLAB_OK) do st = tokenizer_step(*out, msg, msg_size); while (st == POSLAB_RUNNING);
+    if (st != POSLAB_OK && *out) {
+        tokenizer_free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
 void tokenizer_free(tokenizer *t) {
     if (!t) return;
+    free(t->m_buf);
     free(t->pool);
     free(t->entries);
     free(t->slots);

@@ -172,6 +172,59 @@ static void gpt2(const char *vocab_path, const char *merges_path) {
     tokenizer_free(t);
 }
 
+/* GPT-2's files in steps (tokenizer_begin, _step): 8192 merges a step, the
+ * same tokenizer as one call; a bad line far down gives the one call's
+ * message at the step that reaches it. */
+static void in_steps(const char *vocab_path, const char *merges_path) {
+    size_t vn, mn;
+    char *vocab = slurp(vocab_path, &vn), *merges = slurp(merges_path, &mn);
+    if (!vocab || !merges) {
+        printf("FAIL cannot read %s or %s\n", vocab_path, merges_path);
+        failures++;
+        free(vocab);
+        free(merges);
+        return;
+    }
+    tokenizer *t, *whole;
+    char msg[POSLAB_MESSAGE_BYTES], want[POSLAB_MESSAGE_BYTES];
+    CHECK(tokenizer_load(&whole, vocab, vn, merges, mn, msg, sizeof msg) == POSLAB_OK, "%s", msg);
+    CHECK(tokenizer_begin(&t, vocab, vn, merges, mn, msg, sizeof msg) == POSLAB_OK, "%s", msg);
+    int steps = 0;
+    poslab_status st;
+    while ((st = tokenizer_step(t, msg, sizeof msg)) == POSLAB_RUNNING) steps++;
+    CHECK(st == POSLAB_OK && steps + 1 == (50000 + 8191) / 8192, "50000 merges in 7 steps: %d (%s)", steps + 1, msg);
+    CHECK(tokenizer_merge_count(t) == 50000 && tokenizer_vocab_count(t) == 50257, "the whole vocabulary and merges");
+    const char *text = "Hello, world! It's 2024 and we're testing GPT-2's tokenizer in steps.";
+    int a[64], b[64], na = 0, nb = 0;
+    na = encode(t, text, strlen(text), 1, a, 64, msg);
+    nb = encode(whole, text, strlen(text), 1, b, 64, msg);
+    CHECK(na > 10 && na == nb && !memcmp(a, b, (size_t)na * sizeof *a), "the same ids as the one call");
+    tokenizer_free(t);
+    tokenizer_free(whole);
+
+    /* merge line 20001 (the 20000th merge) made a copy of line 2's */
+    char *bad = malloc(mn + 1);
+    const char *line2 = strchr(merges, '\n') + 1, *line3 = strchr(line2, '\n') + 1;
+    const char *at = merges;
+    for (int line = 1; line < 20001; line++) at = strchr(at, '\n') + 1;
+    const char *after = strchr(at, '\n') + 1;
+    size_t k = 0, l2 = (size_t)(line3 - line2);
+    memcpy(bad, merges, (size_t)(at - merges)), k = (size_t)(at - merges);
+    memcpy(bad + k, line2, l2), k += l2;
+    memcpy(bad + k, after, mn - (size_t)(after - merges)), k += mn - (size_t)(after - merges);
+    CHECK(tokenizer_load(&whole, vocab, vn, bad, k, want, sizeof want) == POSLAB_ERR_INPUT && !whole, "refused: %s", want);
+    CHECK(tokenizer_begin(&t, vocab, vn, bad, k, msg, sizeof msg) == POSLAB_OK, "%s", msg);
+    steps = 0;
+    while ((st = tokenizer_step(t, msg, sizeof msg)) == POSLAB_RUNNING) steps++;
+    CHECK(st == POSLAB_ERR_INPUT && steps == 2 && !strcmp(msg, want), "at the third step, in the same words: %d, %s",
+          steps, msg);
+    CHECK(strstr(want, "line 20001:") && strstr(want, "is already line 2"), "%s", want);
+    tokenizer_free(t);
+    free(bad);
+    free(vocab);
+    free(merges);
+}
+
 /* A small vocabulary: bytes a b c d and space, and merges. */
 static void expect_load(const char *vocab, const char *merges, const char *want) {
     tokenizer *t = (tokenizer *)1;
@@ -267,6 +320,7 @@ int main(int argc, char **argv) {
     }
     small();
     gpt2(argv[1], argv[2]);
+    in_steps(argv[1], argv[2]);
     if (failures) {
         printf("test_tokenizer: %d checks failed\n", failures);
         return 1;

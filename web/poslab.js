@@ -31,7 +31,8 @@ export const CORE_FUNCTIONS = [
 // against src/exports_checkpoint.json. (Written without their common
 // prefix: this file is part of what the page fetches at open.)
 export const CHECKPOINT_FUNCTIONS = [
-  'checkpoint_create', 'checkpoint_free', 'checkpoint_config', 'checkpoint_tokenizer', 'checkpoint_shards',
+  'checkpoint_create', 'checkpoint_free', 'checkpoint_config', 'checkpoint_tokenizer', 'checkpoint_tokenizer_begin',
+  'checkpoint_tokenizer_step', 'checkpoint_shards',
   'checkpoint_shard', 'safetensors_header_bytes', 'checkpoint_add_file', 'checkpoint_plan', 'checkpoint_allocate',
   'checkpoint_feed', 'checkpoint_file_next', 'checkpoint_file_end', 'checkpoint_finish', 'checkpoint_json',
   'use_checkpoint', 'checkpoint_tokens_json', 'threshold_begin', 'threshold_step',
