@@ -108,6 +108,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   let sweeper = null;
   let sweepQueued = false;
   let sweepFailed = null; // the sweep key that failed, so it is not retried in a loop
+  let chartModel = null; // the model (and opening of a checkpoint) the chart was last drawn for
 
   // Whether a section is shown and open (its group not hidden by the embed).
   // The one render for the store's value as it is now: one function, so that
@@ -376,7 +377,21 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
       if (panel) panel.render(result, lab);
       else blocks.load();
     }
-    if (plot && !view.hide.has('plot') && !pending) renderChart(page, result);
+    if (plot && !view.hide.has('plot') && !pending) {
+      // A model's first figures bring its sections with them (GPT-2's
+      // tokens, lesson and next tokens: some 300 elements), and drawing
+      // the chart in the same task makes Chart.js lay them all out then
+      // (its title's font): the chart waits for that frame, so the page's
+      // thread gets two shorter tasks (on GPT-2 small, one of 81 ms of CPU
+      // before).
+      const key = model.keysOf(lab).prefix + lab.model;
+      if (key === chartModel) renderChart(page, result);
+      else {
+        chartModel = key;
+        setAttr($('plot'), 'aria-busy', 'true');
+        afterPaint().then(() => { if (store.get() === page) renderChart(page, result); });
+      }
+    }
   }
 
   return {
