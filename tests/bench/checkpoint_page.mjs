@@ -25,7 +25,10 @@ const B = 'man bites dog . who bites ?';
 // and, for comparison on the same machine and moment, the module's one head
 // on the same sentences with positions on
 const MODELS = (process.env.MODELS ?? 'gpt,nope,bag,head').split(',');
-const hashOf = (model) => `#model=${model}&a=${encodeURIComponent(A)}&b=${encodeURIComponent(B)}${model === 'head' ? '&pos=1' : ''}`;
+// (the head follows the first word, the one the keystrokes spell anew:
+// its numbers depend only on which words are the same, so its chart is
+// drawn again under the word's new name rather than computed anew)
+const hashOf = (model) => `#model=${model}&a=${encodeURIComponent(A)}&b=${encodeURIComponent(B)}${model === 'head' ? '&pos=1&word=0' : ''}`;
 
 async function open(context, url, throttle) {
   const page = await context.newPage();
