@@ -115,6 +115,34 @@ test('a device busier when recalibrating keeps its start-up figure', async () =>
   assert.equal(model.msPerWork, start.msPerWork);
 });
 
+// Browsers coarsen their clock (Chromium's reads in steps of 0.1 ms): a
+// tiny transformer run timed at 0 ms once made the next large one, 24
+// words at d 128 through 4 blocks, look free, and it ran on the page's
+// thread.
+test('a run or sweep too short for the clock (it reads 0 ms) teaches nothing: the next large one still leaves the page\'s thread', () => {
+  const { model, now } = deviceTaking(400);
+  model.calibrate(now);
+  const large = at(24, 128, { model: 'transformer', layers: 4, heads: 4 });
+  assert.equal(model.runIsQuick(large), false);
+  const { now: clock } = performance;
+  performance.now = () => 1000; // a clock that does not move
+  try {
+    model.verdict(at(1, 1, { model: 'transformer', layers: 1 }));
+  } finally {
+    performance.now = clock;
+  }
+  assert.equal(model.runIsQuick(large), false, 'after a run that read 0 ms');
+  model.learnChart(large, 0);
+  assert.equal(model.chartDataIsQuick(large), false, 'after a transformer sweep that read 0 ms');
+  const before = model.chartDataIsQuick(B);
+  model.learnChart(B, 0, undefined, true);
+  model.learnChart(B, 0);
+  assert.equal(model.chartDataIsQuick(B), before, 'after head sweeps that read 0 ms, here and in the workers');
+  // one the clock can see teaches as before
+  model.learnChart(large, 1);
+  assert.equal(model.chartDataIsQuick(large), true, 'a transformer sweep that read 1 ms');
+});
+
 test('one slow sweep on the page sends the next to the workers, not every later one', () => {
   const { model, now } = deviceTaking(0.1);
   model.calibrate(now);

@@ -67,6 +67,13 @@ const runWork = (state) => state.layers * [state.a, state.b].reduce((sum, text) 
 // slider step or keystroke, on the page's thread (16 words, d 64, 4 blocks:
 // about 5 ms); a longer one goes to a worker and never blocks the page.
 export const QUICK_RUN_MS = 8;
+// Browsers coarsen their clock against timing attacks (Chromium to 0.1 ms
+// unless the page is cross-origin isolated, others to as much as 1 ms).
+// A run or sweep shorter than that reads as 0 ms, which would make the next
+// of its kind look free, however large, and compute it here: only what
+// took at least CLOCK_MS teaches a figure (perWork).
+const CLOCK_MS = 1;
+const perWork = (ms, work) => (ms >= CLOCK_MS ? ms / work : null);
 // What a multiply-add of the transformer costs before any run on this
 // thread has been timed, on a 2.6 GHz EPYC (about 0.25 ns at d 512, three
 // times that at d 64): large ones then start in the worker. calibrate()
@@ -216,10 +223,11 @@ export class Model {
   learnChart(state, ms, count = SWEEP.count, inWorker = false, threadMs = ms) {
     if (isCheckpoint(state)) return; // (timed with the page's work between its slices)
     const work = chartWork(state, count);
-    if (isTransformer(state)) this.msPerChartRunWork = ms / work;
+    if (isTransformer(state)) this.msPerChartRunWork = perWork(ms, work) ?? this.msPerChartRunWork;
     else {
-      if (inWorker) this.workerMsPerWork = ms / work;
-      this.kinds.set(kindOf(state), threadMs / work);
+      if (inWorker) this.workerMsPerWork = perWork(ms, work) ?? this.workerMsPerWork;
+      const figure = perWork(threadMs, work);
+      if (figure !== null) this.kinds.set(kindOf(state), figure);
     }
   }
 
@@ -289,7 +297,7 @@ export class Model {
     if (!isTransformer(state)) return fn();
     const t0 = performance.now();
     const result = fn();
-    this.msPerRunWork = (performance.now() - t0) / runWork(state);
+    this.msPerRunWork = perWork(performance.now() - t0, runWork(state)) ?? this.msPerRunWork;
     return result;
   }
 
