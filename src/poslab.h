@@ -434,11 +434,12 @@ poslab_status poslab_checkpoint_config(poslab_checkpoint *ck, const char *file, 
 poslab_status poslab_checkpoint_tokenizer(poslab_checkpoint *ck, const char *vocab_file, const char *vocab,
                                           size_t vocab_len, const char *merges_file, const char *merges,
                                           size_t merges_len, char *message, size_t size);
-/* The same in bounded steps (GPT-2's 50,000 merges are tens of
- * milliseconds in WebAssembly, too long for one task of a page): _begin
- * reads vocab.json; each _step reads up to 8192 lines of merges.txt and
- * returns POSLAB_RUNNING while some are left, then POSLAB_OK or
- * poslab_checkpoint_tokenizer's error. merges.txt's text must stay in
+/* The same in bounded steps (GPT-2's 50,257 tokens and 50,000 merges are
+ * tens of milliseconds each in WebAssembly, too long for one task of a
+ * page): each
+ * _step reads up to 8192 entries of vocab.json, then up to 8192 lines of
+ * merges.txt, and returns POSLAB_RUNNING while some are left, then
+ * POSLAB_OK or poslab_checkpoint_tokenizer's error. Both texts must stay in
  * place until the last step. */
 poslab_status poslab_checkpoint_tokenizer_begin(poslab_checkpoint *ck, const char *vocab_file, const char *vocab,
                                                 size_t vocab_len, const char *merges_file, const char *merges,

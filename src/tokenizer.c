@@ -51,6 +51,13 @@ struct tokenizer {
     uint16_t byte_char[256];  /* GPT-2's bytes_to_unicode */
     int16_t char_byte[BYTE_CHARS];
     size_t long_piece;
+    /* what tokenizer_step does next */
+    enum { READ_TOKENS, INDEX_TOKENS, INDEX_IDS, READ_MERGES, COMPLETE } phase;
+    /* vocab.json while tokenizer_step reads it: the caller's text, where
+       the next entry starts, and the pool's bytes used */
+    const unsigned char *v_text;
+    size_t v_len, v_at;
+    uint32_t v_used;
     /* merges.txt while tokenizer_step reads it: the caller's text, where the
        next line starts, its number, the first merge's, and a line's bytes */
     const unsigned char *m_text;
@@ -398,7 +405,8 @@ static poslab_status index_ids(tokenizer *t, char *msg, size_t size) {
     return POSLAB_OK;
 }
 
-static poslab_status read_vocab(tokenizer *t, const char *text, size_t len, char *msg, size_t size) {
+/* vocab.json's opening brace; vocab_step then reads its entries. */
+static poslab_status vocab_begin(tokenizer *t, const char *text, size_t len, char *msg, size_t size) {
     reader r = {(const unsigned char *)text, len, 0};
     skip_space(&r);
     if (r.at >= r.n || r.s[r.at] != '{') {
@@ -411,19 +419,27 @@ static poslab_status read_vocab(tokenizer *t, const char *text, size_t len, char
     /* No token is longer in bytes than its text in the file. */
     t->pool = malloc(len ? len : 1);
     if (!t->pool) return fail(msg, size, POSLAB_ERR_NOMEM, "vocab.json: out of memory for %zu bytes", len);
-    uint32_t used = 0;
     skip_space(&r);
     if (r.at < r.n && r.s[r.at] == '}') return fail(msg, size, POSLAB_ERR_INPUT, "vocab.json: the object is empty");
-    for (;;) {
+    t->v_text = r.s, t->v_len = len, t->v_at = r.at, t->v_used = 0;
+    t->phase = READ_TOKENS;
+    return POSLAB_OK;
+}
+
+/* Up to `count` more entries of vocab.json, and at the object's end that
+ * nothing follows it. */
+static poslab_status vocab_step(tokenizer *t, int count, char *msg, size_t size) {
+    reader r = {t->v_text, t->v_len, t->v_at};
+    for (int k = 0; k < count; k++) {
         skip_space(&r);
         if (add_entry(t) != POSLAB_OK) return fail(msg, size, POSLAB_ERR_NOMEM, "vocab.json: out of memory");
         entry *e = &t->entries[t->count];
         size_t start = r.at;
-        e->offset = used;
-        poslab_status st = read_token(t, &r, t->pool + used, &e->len, msg, size);
+        e->offset = t->v_used;
+        poslab_status st = read_token(t, &r, t->pool + t->v_used, &e->len, msg, size);
         if (st != POSLAB_OK) return st;
         if (e->len == 0) return fail(msg, size, POSLAB_ERR_INPUT, "vocab.json: byte %zu: an empty token", start);
-        used += e->len;
+        t->v_used += e->len;
         skip_space(&r);
         if (r.at >= r.n || r.s[r.at] != ':') return expected(&r, "':' after the token", msg, size);
         r.at++;
@@ -435,14 +451,22 @@ static poslab_status read_vocab(tokenizer *t, const char *text, size_t len, char
             r.at++;
             continue;
         }
-        if (r.at < r.n && r.s[r.at] == '}') break;
+        if (r.at < r.n && r.s[r.at] == '}') {
+            r.at++;
+            skip_space(&r);
+            if (r.at < r.n) return expected(&r, "nothing after the object", msg, size);
+            t->phase = INDEX_TOKENS;
+            return POSLAB_OK;
+        }
         return expected(&r, "',' or '}' after an id", msg, size);
     }
-    r.at++;
-    skip_space(&r);
-    if (r.at < r.n) return expected(&r, "nothing after the object", msg, size);
-    poslab_status st = index_entries(t, msg, size);
-    if (st == POSLAB_OK) st = index_ids(t, msg, size);
+    t->v_at = r.at;
+    return POSLAB_OK;
+}
+
+/* The ids' index, and the one-byte tokens. */
+static poslab_status index_bytes(tokenizer *t, char *msg, size_t size) {
+    poslab_status st = index_ids(t, msg, size);
     if (st != POSLAB_OK) return st;
     for (int b = 0; b < 256; b++) {
         unsigned char byte = (unsigned char)b;
@@ -605,19 +629,41 @@ poslab_status tokenizer_begin(tokenizer **out, const char *vocab_json, size_t vo
     if (!t) return fail(msg, msg_size, POSLAB_ERR_NOMEM, "out of memory for the tokenizer");
     bytes_to_unicode(t);
     t->long_piece = SHORT_PIECE;
-    poslab_status st = read_vocab(t, vocab_json, vocab_len, msg, msg_size);
-    if (st == POSLAB_OK) st = merges_begin(t, merges_txt, merges_len, msg, msg_size);
+    poslab_status st = vocab_begin(t, vocab_json, vocab_len, msg, msg_size);
     if (st != POSLAB_OK) {
         tokenizer_free(t);
         return st;
     }
+    /* merges.txt is read once vocab.json is (its symbols are looked up there) */
+    t->m_text = (const unsigned char *)merges_txt, t->m_len = merges_len;
     *out = t;
     return POSLAB_OK;
 }
 
+/* One phase's step: the tokens TOKENIZER_STEP_ITEMS at a time, their two
+ * indexes (GPT-2's take about 8 and 10 ms natively), the merges. */
 poslab_status tokenizer_step(tokenizer *t, char *msg, size_t msg_size) {
-    if (!t->m_text) return POSLAB_OK;
-    return merges_step(t, TOKENIZER_STEP_LINES, msg, msg_size);
+    poslab_status st = POSLAB_OK;
+    switch (t->phase) {
+    case READ_TOKENS:
+        st = vocab_step(t, TOKENIZER_STEP_ITEMS, msg, msg_size);
+        break;
+    case INDEX_TOKENS:
+        if ((st = index_entries(t, msg, msg_size)) == POSLAB_OK) t->phase = INDEX_IDS;
+        break;
+    case INDEX_IDS:
+        if ((st = index_bytes(t, msg, msg_size)) == POSLAB_OK)
+            st = merges_begin(t, (const char *)t->m_text, t->m_len, msg, msg_size);
+        if (st == POSLAB_OK) t->phase = READ_MERGES;
+        break;
+    case READ_MERGES:
+        st = merges_step(t, TOKENIZER_STEP_ITEMS, msg, msg_size);
+        if (st == POSLAB_OK) t->phase = COMPLETE;
+        return st;
+    case COMPLETE:
+        return POSLAB_OK;
+    }
+    return st == POSLAB_OK ? POSLAB_RUNNING : st;
 }
 
 poslab_status tokenizer_load(tokenizer **out, const char *vocab_json, size_t vocab_len, const char *merges_txt,

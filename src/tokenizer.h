@@ -38,13 +38,15 @@ poslab_status tokenizer_load(tokenizer **out, const char *vocab_json, size_t voc
                              size_t merges_len, char *msg, size_t msg_size);
 
 /* The same in steps, so that a page's thread is never held for the whole
- * (GPT-2's 50,000 merges take tens of milliseconds in WebAssembly):
- * tokenizer_begin reads vocab.json and makes merges.txt's table; each
- * tokenizer_step reads up to TOKENIZER_STEP_LINES more of its lines and
- * returns POSLAB_RUNNING while some are left, POSLAB_OK when the tokenizer
- * is complete, or the error tokenizer_load would give (then free *out). The
- * merges text must stay where it is until the last step. */
-enum { TOKENIZER_STEP_LINES = 8192 };
+ * (GPT-2's 50,257 tokens and 50,000 merges take tens of milliseconds each
+ * in WebAssembly): tokenizer_begin checks that vocab.json opens an object;
+ * each tokenizer_step reads up to TOKENIZER_STEP_ITEMS more of its entries,
+ * then two steps index them, then steps read as many lines of merges.txt
+ * each. A step returns POSLAB_RUNNING while some are left,
+ * POSLAB_OK when the tokenizer is complete, or the error tokenizer_load
+ * would give (then free *out). Both texts must stay where they are until
+ * the last step. */
+enum { TOKENIZER_STEP_ITEMS = 8192 };
 poslab_status tokenizer_begin(tokenizer **out, const char *vocab_json, size_t vocab_len, const char *merges_txt,
                               size_t merges_len, char *msg, size_t msg_size);
 poslab_status tokenizer_step(tokenizer *t, char *msg, size_t msg_size);

@@ -172,9 +172,9 @@ static void gpt2(const char *vocab_path, const char *merges_path) {
     tokenizer_free(t);
 }
 
-/* GPT-2's files in steps (tokenizer_begin, _step): 8192 merges a step, the
- * same tokenizer as one call; a bad line far down gives the one call's
- * message at the step that reaches it. */
+/* GPT-2's files in steps (tokenizer_begin, _step): 8192 tokens a step, two
+ * steps to index them, then 8192 merges a step, the same tokenizer as one call; a bad line or entry far
+ * down gives the one call's message at the step that reaches it. */
 static void in_steps(const char *vocab_path, const char *merges_path) {
     size_t vn, mn;
     char *vocab = slurp(vocab_path, &vn), *merges = slurp(merges_path, &mn);
@@ -192,7 +192,8 @@ static void in_steps(const char *vocab_path, const char *merges_path) {
     int steps = 0;
     poslab_status st;
     while ((st = tokenizer_step(t, msg, sizeof msg)) == POSLAB_RUNNING) steps++;
-    CHECK(st == POSLAB_OK && steps + 1 == (50000 + 8191) / 8192, "50000 merges in 7 steps: %d (%s)", steps + 1, msg);
+    CHECK(st == POSLAB_OK && steps + 1 == (50257 + 8191) / 8192 + 2 + (50000 + 8191) / 8192,
+          "50257 tokens in 7 steps, 2 to index them, then 50000 merges in 7: %d (%s)", steps + 1, msg);
     CHECK(tokenizer_merge_count(t) == 50000 && tokenizer_vocab_count(t) == 50257, "the whole vocabulary and merges");
     const char *text = "Hello, world! It's 2024 and we're testing GPT-2's tokenizer in steps.";
     int a[64], b[64], na = 0, nb = 0;
@@ -216,9 +217,26 @@ static void in_steps(const char *vocab_path, const char *merges_path) {
     CHECK(tokenizer_begin(&t, vocab, vn, bad, k, msg, sizeof msg) == POSLAB_OK, "%s", msg);
     steps = 0;
     while ((st = tokenizer_step(t, msg, sizeof msg)) == POSLAB_RUNNING) steps++;
-    CHECK(st == POSLAB_ERR_INPUT && steps == 2 && !strcmp(msg, want), "at the third step, in the same words: %d, %s",
-          steps, msg);
+    CHECK(st == POSLAB_ERR_INPUT && steps == 7 + 2 + 2 && !strcmp(msg, want),
+          "at the third step of the merges, in the same words: %d, %s", steps, msg);
     CHECK(strstr(want, "line 20001:") && strstr(want, "is already line 2"), "%s", want);
+    tokenizer_free(t);
+    free(bad);
+
+    /* vocab.json with its 30001st entry's colon gone */
+    bad = malloc(vn + 1);
+    memcpy(bad, vocab, vn);
+    bad[vn] = '\0';
+    size_t colon = 0;
+    for (int entry = 0; entry < 30001; entry++) colon = (size_t)(strstr(bad + colon + 1, "\": ") - bad);
+    bad[colon + 1] = ' ';
+    CHECK(tokenizer_load(&whole, bad, vn, merges, mn, want, sizeof want) == POSLAB_ERR_INPUT && !whole, "refused: %s", want);
+    CHECK(tokenizer_begin(&t, bad, vn, merges, mn, msg, sizeof msg) == POSLAB_OK, "%s", msg);
+    steps = 0;
+    while ((st = tokenizer_step(t, msg, sizeof msg)) == POSLAB_RUNNING) steps++;
+    CHECK(st == POSLAB_ERR_INPUT && steps == 3 && !strcmp(msg, want), "at the fourth step, in the same words: %d, %s",
+          steps, msg);
+    CHECK(strstr(want, "':' after the token") != NULL, "%s", want);
     tokenizer_free(t);
     free(bad);
     free(vocab);

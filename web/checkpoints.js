@@ -221,8 +221,8 @@ async function open({ files, url, onProgress = () => {}, signal, maxBytes = Infi
     ck.release();
     const vocab = await small('vocab.json');
     const merges = await small('merges.txt');
-    // GPT-2's 50,000 merges in steps of 8192 lines, each in a task of its
-    // own: in one call they held the page's thread for ~90 ms.
+    // GPT-2's 50,257 tokens, then its 50,000 merges, 8192 a step, each in
+    // a task of its own: in one call they held the page's thread for ~90 ms.
     try {
       ck.call('_poslab_checkpoint_tokenizer_begin', ck.ck, ck.text('vocab.json'), ...vocab, ck.text('merges.txt'), ...merges);
       for (;;) {
