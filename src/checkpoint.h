@@ -28,6 +28,11 @@ typedef struct {
     const checkpoint_block *blocks; /* n_layer */
 } checkpoint_weights;
 
+/* The steps a block of a checkpoint's pass goes in (model_checkpoint.c's
+ * step): a whole block of GPT-2 small at 8 tokens held a page's thread
+ * for ~50 ms. */
+enum { CHECKPOINT_BLOCK_STEPS = 3 };
+
 /* The weights of a finished checkpoint, or NULL. */
 const checkpoint_weights *checkpoint_weights_of(const poslab_checkpoint *ck);
 

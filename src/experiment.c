@@ -185,7 +185,7 @@ static void compare(poslab_pair *p, const double *a, const double *b, int d, con
  * its tmp buffers, where the passes of sweep points and threshold probes go
  * (a run's result stays on show); returns whether the pass is done. Sweep
  * points and probes go in the steps a run goes in: a block of one sentence
- * for the transformer and a checkpoint. */
+ * for the transformer, a third of one for a checkpoint. */
 static int tmp_step(poslab_lab *lab, const poslab_config *c, double s, int sentence, int block) {
     side sd = sentence ? lab->b : lab->a;
     sd.out = sd.tmp_out, sd.attn = sd.tmp_attn, sd.mean = sd.tmp_mean;

@@ -144,7 +144,7 @@ struct poslab_lab {
     int sweep_share, sweep_shares; /* poslab_share_sweep's; 0 shares: every point */
 
     /* A run in steps (poslab_run_begin): its config, where it has got to
-       (the sweep's points, then each sentence's model, a block a step;
+       (the sweep's points, then each sentence's model, a step at a time;
        a point's passes too, `block` and `sentence` below) and
        the scale of its single run. A threshold search in steps
        (poslab_threshold_begin) is phase RUN_SEARCH: its config, the block

@@ -218,13 +218,16 @@ static void begin(poslab_lab *lab, const side *sd, const poslab_config *c, doubl
     for (size_t i = 0; i < nd; i++) lab->h[i] = sd->x[i] + s * (double)p[i];
 }
 
-/* Block b of GPT-2 on lab->h (n x C):
- *   h = h + (softmax(q k^T / sqrt(C/H), masked) v per head) @ c_proj + b
- *   h = h + gelu(LN(h; ln_2) @ c_fc + b) @ mlp.c_proj + b
- * with q | k | v = LN(h; ln_1) @ c_attn + b. attn and scores (H x n x n)
- * get this block's; layers, when given, h after it. */
-static void block(poslab_lab *lab, const side *sd, const poslab_config *c, int b, double *attn, double *scores,
-                  double *layers) {
+/* Block b of GPT-2 on lab->h (n x C), in CHECKPOINT_BLOCK_STEPS parts of
+ * about 4 C^2 multiply-adds a token each, one a step:
+ *   0: h = h + (softmax(q k^T / sqrt(C/H), masked) v per head) @ c_proj + b,
+ *      with q | k | v = LN(h; ln_1) @ c_attn + b;
+ *   1: hid = gelu(LN(h; ln_2) @ c_fc + b);
+ *   2: h = h + hid @ mlp.c_proj + b.
+ * Part 0 gets attn and scores (H x n x n) of this block; part 2 layers, h
+ * after it, when given. */
+static void block_attention(poslab_lab *lab, const side *sd, const poslab_config *c, int b, double *attn,
+                            double *scores) {
     const checkpoint_weights *w = weights(lab);
     const checkpoint_block *bl = &w->blocks[b];
     const int n = sd->n, C = w->n_embd, H = w->n_head, width = C / H;
@@ -247,14 +250,25 @@ static void block(poslab_lab *lab, const side *sd, const poslab_config *c, int b
     }
     linear(lab->proj, lab->att, bl->aproj_w, bl->aproj_b, n, C, C);
     for (size_t i = 0; i < nd; i++) h[i] += lab->proj[i];
+}
 
-    layer_norm(ln, h, bl->ln2_w, bl->ln2_b, w->eps, n, C);
-    linear(lab->hid, ln, bl->fc_w, bl->fc_b, n, C, 4 * C);
-    gelu(lab->hid, 4 * nd);
+static void block_mlp_in(poslab_lab *lab, const side *sd, int b) {
+    const checkpoint_weights *w = weights(lab);
+    const checkpoint_block *bl = &w->blocks[b];
+    const int n = sd->n, C = w->n_embd;
+    layer_norm(lab->ln, lab->h, bl->ln2_w, bl->ln2_b, w->eps, n, C);
+    linear(lab->hid, lab->ln, bl->fc_w, bl->fc_b, n, C, 4 * C);
+    gelu(lab->hid, 4 * (size_t)n * C);
+}
+
+static void block_mlp_out(poslab_lab *lab, const side *sd, int b, double *layers) {
+    const checkpoint_weights *w = weights(lab);
+    const checkpoint_block *bl = &w->blocks[b];
+    const int n = sd->n, C = w->n_embd;
+    const size_t nd = (size_t)n * C;
     linear(lab->proj, lab->hid, bl->mproj_w, bl->mproj_b, n, 4 * C, C);
-    for (size_t i = 0; i < nd; i++) h[i] += lab->proj[i];
-
-    if (layers) memcpy(layers + (size_t)b * nd, h, nd * sizeof(double));
+    for (size_t i = 0; i < nd; i++) lab->h[i] += lab->proj[i];
+    if (layers) memcpy(layers + (size_t)b * nd, lab->h, nd * sizeof(double));
 }
 
 /* out = LN(h; ln_f): Hugging Face's last_hidden_state. */
@@ -264,10 +278,16 @@ static void end(poslab_lab *lab, const side *sd, double *out, double *mean) {
     column_mean(mean, out, sd->n, w->n_embd);
 }
 
-static int step(poslab_lab *lab, side *sd, const poslab_config *c, double s, int b) {
-    if (b == 0) begin(lab, sd, c, s);
-    block(lab, sd, c, b, sd->attn, sd->scores, sd->layers);
-    if (b < weights(lab)->n_layer - 1) return 0;
+_Static_assert(CHECKPOINT_BLOCK_STEPS == 3, "a block's three parts, one a step");
+
+/* Step k: part k % CHECKPOINT_BLOCK_STEPS of block k / CHECKPOINT_BLOCK_STEPS. */
+static int step(poslab_lab *lab, side *sd, const poslab_config *c, double s, int k) {
+    const int b = k / CHECKPOINT_BLOCK_STEPS, part = k % CHECKPOINT_BLOCK_STEPS;
+    if (k == 0) begin(lab, sd, c, s);
+    if (part == 0) block_attention(lab, sd, c, b, sd->attn, sd->scores);
+    else if (part == 1) block_mlp_in(lab, sd, b);
+    else block_mlp_out(lab, sd, b, sd->layers);
+    if (part < CHECKPOINT_BLOCK_STEPS - 1 || b < weights(lab)->n_layer - 1) return 0;
     end(lab, sd, sd->out, sd->mean);
     return 1;
 }

@@ -325,8 +325,9 @@ poslab_status poslab_run(poslab_lab *lab, const poslab_config *cfg,
  * calls, and at 64 words, d 512 and 12 blocks a run takes a second.
  * poslab_run_begin checks cfg, makes the draws it needs (the unbounded
  * part, as in poslab_run) and copies cfg; each poslab_run_step then does one
- * bounded piece: the head model for one sentence, or one block of one
- * sentence (a transformer's or a checkpoint's), each for the run or for a
+ * bounded piece: the head model for one sentence, one block of one
+ * sentence of the transformer, or a third of one of a checkpoint's (its
+ * attention; LayerNorm, c_fc and GELU; the MLP's c_proj), each for the run or for a
  * point of its sweep (a point is a pass of both sentences). It returns POSLAB_RUNNING while steps
  * are left and POSLAB_OK with the last, when the result is there, equal to
  * poslab_run's to the bit (poslab_run is these calls). A caller drops a
@@ -378,8 +379,8 @@ poslab_status poslab_threshold(poslab_lab *lab, const poslab_config *cfg,
  * probe is a pass of both sentences, and on a checkpoint the size of
  * GPT-2 small one pass takes a third of a second. poslab_threshold_begin
  * checks its arguments as poslab_threshold does and makes the draws it
- * needs; each poslab_threshold_step then does one bounded piece (the head
- * model for one sentence, or one block of one sentence) and returns
+ * needs; each poslab_threshold_step then does one bounded piece (as
+ * poslab_run_step does) and returns
  * POSLAB_RUNNING while steps are left, POSLAB_OK with *scale set with the
  * last. *scale is poslab_threshold's to the bit (poslab_threshold is these
  * calls). A search and a run in steps share the lab's state: beginning

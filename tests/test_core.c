@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "cli_checkpoint.h"
 #include "json_min.h"
 #include "numpy_random.h"
@@ -723,8 +724,8 @@ static void test_threshold_steps(const char *checkpoint_path) {
     threshold_in_steps(lab, &c, -1, 1e-12, 1e3, 1e-3, &got, &steps);
     CHECK(!memcmp(&got, &want, sizeof got), "a search after a dropped one: %a, want %a", got, want);
 
-    /* a checkpoint (one of the models trained here): a block of one
-       sentence a step */
+    /* a checkpoint (one of the models trained here): a third of a block of
+       one sentence a step */
     poslab_checkpoint *ck = NULL;
     if (cli_load_checkpoint(checkpoint_path, 1, &ck, msg, sizeof msg)) {
         CHECK(0, "checkpoint %s: %s", checkpoint_path, msg);
@@ -742,7 +743,7 @@ static void test_threshold_steps(const char *checkpoint_path) {
         CHECK(blocks >= 2, "the checkpoint has blocks (%d)", blocks);
         for (int k = 0; k < 4; k++) {
             CHECK(set_all(&c, configs[k]), "%s parses", names[k]);
-            const int most = check_thresholds(lab, &c, blocks, names[k], ck);
+            const int most = check_thresholds(lab, &c, CHECKPOINT_BLOCK_STEPS * blocks, names[k], ck);
             /* as trained, the mask tells the sentences apart at every scale: one probe */
             CHECK(k == 0 ? most == 1 : most >= 20, "%s: at most %d probes in a search", names[k], most);
         }

@@ -431,8 +431,8 @@ class Checkpoint {
   // The same threshold in steps (poslab_threshold_begin/_step), as
   // runSteps is run() in steps and on the same second lab: a generator
   // whose first next() checks the arguments and makes the draws, and each
-  // later one does one bounded step (one block of one sentence of one of
-  // the search's probes, a pass of both sentences at one magnitude); the
+  // later one does one bounded step (a third of a block of one sentence of
+  // one of the search's probes, a pass of both sentences at one magnitude); the
   // last returns threshold()'s number for the same arguments, equal to the
   // bit. To drop it, stop calling next(): the next runSteps or
   // thresholdSteps ends it.

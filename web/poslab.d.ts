@@ -142,7 +142,7 @@ export interface Lab {
   readonly simd: boolean;
   /** runs the experiment; throws an Error with the CLI's words for an invalid config */
   run(config?: Config): Result;
-  /** the same run in bounded steps (one transformer block of one sentence each): the first next()
+  /** the same run in bounded steps (the head for one sentence, or one transformer block of one sentence, each): the first next()
    *  checks the config and draws, the last returns run()'s result; a later run, runSteps or threshold
    *  drops it */
   runSteps(config?: Config): Generator<undefined, Result, undefined>;
@@ -194,10 +194,11 @@ export interface Checkpoint {
   readonly info: Record<string, number | string | boolean>;
   readonly bytesNeeded: number;
   run(config?: CheckpointConfig): Result & Record<string, unknown>;
+  /** the same run in bounded steps (a third of a block of one sentence each, then the next tokens' steps) */
   runSteps(config?: CheckpointConfig): Generator<undefined, Result & Record<string, unknown>, undefined>;
   /** lab.threshold on this checkpoint */
   threshold(config: CheckpointConfig, pair: number, range?: { lo?: number; hi?: number; relTol?: number }): number;
-  /** the same search in bounded steps (a block of one sentence each); the last returns threshold()'s number to the
+  /** the same search in bounded steps (a third of a block of one sentence each); the last returns threshold()'s number to the
    *  bit; a later runSteps or thresholdSteps drops it */
   thresholdSteps(config: CheckpointConfig, pair: number, range?: { lo?: number; hi?: number; relTol?: number }):
     Generator<undefined, number, undefined>;

@@ -263,8 +263,9 @@ class Lab {
   // The same run in steps (poslab_run_begin/_step), for a caller that must
   // stay responsive while it computes: a generator whose first next()
   // checks the config and makes the draws, and each later one does one
-  // bounded step (the head model for one sentence, or one block of one
-  // sentence; of the run, or of a point of its sweep);
+  // bounded step (the head model for one sentence, one block of one
+  // sentence of the transformer, a third of one of a checkpoint's; of the
+  // run, or of a point of its sweep);
   // the last returns run()'s result. To drop the run, stop calling next():
   // the lab's next call ends it, and keeps its draws if they are shared.
   *runSteps(config = {}) {

@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { near } from '../near.mjs';
+import { passSteps, nextSteps } from './checkpoint_steps.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dir = `${root}build/node-checkpoints`;
@@ -92,7 +93,8 @@ test('GPT-2\'s next tokens go 4096 tokens a step, with the bits of the one-call 
     for (r = steps.next(); !r.done; r = steps.next()) count++;
     assert.deepEqual(r.value, whole);
     assert.equal(ck.info.vocab_size, 50257);
-    assert.equal(count, 1 + 2 * ck.info.n_layer + 2 * (13 + 1) - 1);
+    assert.equal(nextSteps(ck), 13 + 1);
+    assert.equal(count, 1 + 2 * passSteps(ck) + 2 * nextSteps(ck) - 1);
     const cli = JSON.parse(spawnSync(`${root}build/native/poslab`, ['--model', 'checkpoint', '--checkpoint', folder, '--json',
       '--a', config.sentence_a, '--b', config.sentence_b, '--scale', '0.7'], { encoding: 'utf8' }).stdout);
     for (const side of ['next_a', 'next_b']) {
@@ -121,11 +123,12 @@ test('a run in steps gives run()\'s result; lab.run({model: "checkpoint"}) runs 
       count++;
     }
     assert.deepEqual(r.value, whole);
-    // one yield after the draws, then a block a step for each sentence,
+    // one yield after the draws, then each sentence's pass (2 blocks here),
     // then each sentence's next tokens (its logits, 4096 tokens of the
     // vocabulary a step: one here; then their ranking), the last returning
     assert.equal(ck.info.vocab_size <= 4096, true);
-    assert.equal(count, 1 + 2 * 2 + 2 * 2 - 1);
+    assert.equal(count, 1 + 2 * 3 * 2 + 2 * 2 - 1);
+    assert.equal(count, 1 + 2 * passSteps(ck) + 2 * nextSteps(ck) - 1);
     assert.deepEqual(ck.tokenize('dog bites man').map((t) => t.id), whole.tokens_a.map((t) => t.id));
     assert.equal(ck.tokenize('dog', { prefixSpace: false })[0].text, 'do');
     // the one head still runs on the main module meanwhile

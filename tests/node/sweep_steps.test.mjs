@@ -8,6 +8,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { passSteps, nextSteps } from './checkpoint_steps.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SITE = `${ROOT}build/site/`;
@@ -34,10 +35,10 @@ const SENTENCES = [
 ];
 
 for (const name of ['gpt', 'nope', 'bag']) {
-  test(`${name}: a sweep point goes a block of one sentence a step, with the bits of a run at its magnitude`, async () => {
+  test(`${name}: a sweep point goes a third of a block of one sentence a step, with the bits of a run at its magnitude`, async () => {
     const ck = await lab.openCheckpoint({ url: pathToFileURL(`${SITE}models/${name}/`).href });
     try {
-      const blocks = ck.info.n_layer;
+      const pass = passSteps(ck);
       let points = 0;
       for (const words of SENTENCES) {
         for (const scheme of ['learned', 'none']) {
@@ -46,14 +47,12 @@ for (const name of ['gpt', 'nope', 'bag']) {
               const config = { model: 'checkpoint', ...words, scheme, causal, scale: 0.5 };
               const where = `${name} ${JSON.stringify(config)} ${range.count} points`;
               const { value: stepped, count } = drain(ck.runSteps({ ...config, sweep: range }));
-              // one to begin; every point a pass of both sentences a block a
-              // step (without positions the first, the others its copies, a
-              // step each); then the run at the config's scale, and its next
-              // tokens (4096 rows of the embedding table a step, then their
-              // ranking, per sentence), whose last step returns the result
-              const sweepSteps = scheme === 'none' ? 2 * blocks + (range.count - 1) : range.count * 2 * blocks;
-              const nextSteps = 2 * (Math.ceil(ck.info.vocab_size / 4096) + 1);
-              assert.equal(count, 1 + sweepSteps + 2 * blocks + nextSteps - 1, `${where}: ${count} steps`);
+              // one to begin; every point a pass of both sentences (without
+              // positions the first, the others its copies, a step each);
+              // then the run at the config's scale, and its next tokens,
+              // whose last step returns the result
+              const sweepSteps = scheme === 'none' ? 2 * pass + (range.count - 1) : range.count * 2 * pass;
+              assert.equal(count, 1 + sweepSteps + 2 * pass + 2 * nextSteps(ck) - 1, `${where}: ${count} steps`);
               const whole = lab.run({ ...config, sweep: range });
               assert.deepEqual(stepped, whole, `${where}: the one-call sweep`);
               const { sweep } = stepped;
@@ -88,8 +87,8 @@ test('a sweep dropped part way through a point leaves the next run whole', async
     const config = { model: 'checkpoint', ...SENTENCES[0], scheme: 'learned', causal: true, sweep: COARSE_SWEEP };
     const want = lab.run(config);
     const first = ck.runSteps(config);
-    // into the third point, half way through sentence A's blocks
-    for (let i = 0; i < 1 + 2 * 2 * ck.info.n_layer + 1; i++) first.next();
+    // one step into the third point
+    for (let i = 0; i < 1 + 2 * 2 * passSteps(ck) + 1; i++) first.next();
     const { value } = drain(ck.runSteps(config));
     assert.deepEqual(value, want);
     assert.throws(() => first.next(), /this run was dropped/);

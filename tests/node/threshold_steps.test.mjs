@@ -8,6 +8,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { passSteps } from './checkpoint_steps.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SITE = `${ROOT}build/site/`;
@@ -36,7 +37,7 @@ for (const name of ['gpt', 'nope', 'bag']) {
   test(`${name}: thresholdSteps gives lab.threshold's double for the mean and every pair, positions and mask on and off`, async () => {
     const ck = await lab.openCheckpoint({ url: pathToFileURL(`${SITE}models/${name}/`).href });
     try {
-      const blocks = ck.info.n_layer;
+      const pass = passSteps(ck);
       let searches = 0, walked = 0;
       for (const words of SENTENCES) {
         for (const scheme of ['learned', 'none']) {
@@ -52,10 +53,10 @@ for (const name of ['gpt', 'nope', 'bag']) {
                 const { value, count } = drain(ck.thresholdSteps(config, pair, range));
                 const where = `${JSON.stringify(config)} pair ${pair} ${JSON.stringify(range)}`;
                 assert.ok(Object.is(value, want), `${where}: in steps ${value}, lab.threshold ${want}`);
-                // one to begin, then a block of one sentence a step: 2 x blocks a probe
-                assert.equal((count - 1) % (2 * blocks), 0, `${where}: ${count} steps`);
+                // one to begin, then a pass of each sentence a probe
+                assert.equal((count - 1) % (2 * pass), 0, `${where}: ${count} steps`);
                 searches++;
-                if (count > 1 + 2 * blocks) walked++;
+                if (count > 1 + 2 * pass) walked++;
               }
             }
           }

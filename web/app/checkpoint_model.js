@@ -7,9 +7,9 @@ import { CheckpointLoader, loaderFor } from './checkpoints.js';
 import { wordsOf, isCheckpointModel } from './state.js';
 
 // A slice of a chart computed in steps ends after this long, and the page's
-// input and frames come in between (a step is one block of one sentence of
-// a sweep point or a threshold's probe: a model trained here does a few
-// points a slice; GPT-2 small one step, which is longer).
+// input and frames come in between (a step is a third of a block of one
+// sentence of a sweep point or a threshold's probe: a model trained here
+// does a few points a slice; GPT-2 small one step, which can be longer).
 export const STEP_SLICE_MS = 8;
 
 // Resolves in a task of its own: a message, not a timer, since nested
@@ -22,10 +22,11 @@ const nextTask = () => new Promise((resolve) => {
 });
 
 // A checkpoint whose run costs more than this (12 C^2 per block and token,
-// a rough count of its multiply-adds) runs in steps of one block of one
-// sentence rather than at once: the models trained here (C 64, 3 blocks,
-// about a millisecond a run) run at once; GPT-2 small (C 768, 12 blocks,
-// about a third of a second at 3 tokens a sentence) in steps of ~15 ms.
+// a rough count of its multiply-adds) runs in steps of a third of a block
+// of one sentence rather than at once: the models trained here (C 64, 3
+// blocks, about a millisecond a run) run at once; GPT-2 small (C 768, 12
+// blocks, about a third of a second at 3 tokens a sentence) in steps of
+// ~5 ms (~17 ms at 8 tokens).
 const QUICK_RUN_WORK = 1e7;
 
 export class CheckpointModels {
@@ -217,7 +218,7 @@ export class CheckpointModels {
         }
         // The thresholds in steps too, on the lab the sweep stepped on: each
         // of a search's probes is a pass of both sentences (on GPT-2 small
-        // a third of a second), so it goes a block of one sentence a step.
+        // a third of a second), so it goes in the run's steps.
         // Its range is thresholdFor's, asked of a lab whose threshold()
         // hands back the steps (Checkpoint.thresholdSteps) for the number.
         const thresholds = [];
