@@ -87,14 +87,16 @@ site: wasm wasm-nosimd
 	# The page's modules as one file, and the sweep worker's as another; both
 	# import the wrapper, poslab.js (with the Emscripten glue beside it), which
 	# is also there on its own for scripts that import it (docs/interfaces.md).
-	# index.html preloads it, so the page has no module graph to discover.
+	# index.html preloads it, and the chunks main.js imports (below), so the
+	# page has no module graph to discover.
 	cp -R web/*.js web/app web/browser web/views web/teach $(BUILD)/wasm/poslab-core.js $(PAGE_SRC)/
 	# Parts a student opens later (the tour, Copy as NumPy, the heatmaps, the
 	# transformer's block-by-block view) are import()ed where they are first
 	# needed: esbuild splits them into chunks/.
 	$(ESBUILD) $(PAGE_SRC)/main.js --bundle --format=esm --external:./vendor/chart.min.js --external:./poslab.js \
 	  --external:./why_panel.js --minify --sourcemap --target=es2022 --splitting \
-	  --outdir=$(SITE) --chunk-names=chunks/[name]-[hash]
+	  --outdir=$(SITE) --chunk-names=chunks/[name]-[hash] --metafile=$(BUILD)/main.meta.json
+	node web/dist/preload_chunks.mjs $(BUILD)/main.meta.json $(SITE)
 	# The Why panel's code, loaded when the panel is first opened (with a lab
 	# of its own).
 	$(ESBUILD) $(PAGE_SRC)/why_panel.js --bundle --format=esm --external:./poslab.js \

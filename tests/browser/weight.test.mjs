@@ -55,3 +55,27 @@ test('the page as opened fetches under 300 KiB; the tour, Copy as NumPy and the 
   await done();
   await context.close();
 });
+
+// The code main.js imports at once (chunks esbuild split off, which parts
+// loaded later share) is preloaded by index.html, so the browser asks for
+// it with main.js instead of a round trip later, once main.js is parsed:
+// every chunk the page fetches before its first verdicts is asked for
+// before main.js has arrived.
+test('index.html preloads every chunk main.js imports at once: they are asked for before main.js arrives', async () => {
+  const context = await site.browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${site.origin}/`);
+  await settled(page);
+  const { chunks, mainEnd } = await page.evaluate(() => {
+    const entries = performance.getEntriesByType('resource');
+    return { chunks: entries.filter((e) => /\/chunks\/chunk-/.test(e.name)).map((e) => ({ name: e.name.split('/').pop(), start: e.startTime })),
+      mainEnd: entries.find((e) => e.name.endsWith('/main.js')).responseEnd };
+  });
+  const preloaded = await page.$$eval('link[rel="modulepreload"]', (links) => links.map((l) => l.getAttribute('href')));
+  assert.ok(chunks.length >= 1, 'main.js imports shared chunks');
+  for (const { name, start } of chunks) {
+    assert.ok(preloaded.includes(`chunks/${name}`), `${name} has a modulepreload link (${preloaded.join(', ')})`);
+    assert.ok(start < mainEnd, `${name} asked for at ${start.toFixed(1)} ms, main.js arrived at ${mainEnd.toFixed(1)} ms`);
+  }
+  await context.close();
+});

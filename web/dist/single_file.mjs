@@ -126,6 +126,7 @@ edit(/<link rel="stylesheet" href="style\.css">/, `<style>${style}</style>`);
 edit(/<link rel="preload" href="poslab\.wasm"[^>]*>\n/, '');
 edit(/<link rel="modulepreload" href="poslab\.js">\n/, '');
 edit(/<link rel="modulepreload" href="poslab-core\.js">\n/, '');
+html = html.replace(/<link rel="modulepreload" href="chunks\/[^"]*">\n/g, ''); // the site's split code, bundled here
 edit(/<script type="module" src="main\.js"><\/script>/, `<script type="module">${script}</script>`);
 edit(/<\/body>/, `${dataBlocks}\n</body>`);
 // the advice to use a web server is for the site's files, not this one
