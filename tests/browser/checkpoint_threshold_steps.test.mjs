@@ -4,7 +4,7 @@
 // in one call), asking for another word's threshold leaves no task on the
 // page's thread much longer than a slice, and the threshold the chart
 // states is still lab.threshold's to the bit; and new words' chart, whose
-// sweep points go a block of one sentence a step too, leaves no task as
+// sweep points go in the same steps too, leaves no task as
 // long as one point at once, its sweep the lab's to the bit. The
 // checkpoint is opened from files, as GPT-2's are. Run `make site`.
 import { test } from 'node:test';
@@ -14,6 +14,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, openPage, settled, useSite } from './harness.mjs';
 import { FILES } from './gpt2_files.mjs';
+import { passSteps, nextSteps } from '../checkpoint_steps.mjs';
 
 const { SWEEP, thresholdSearch, thresholdRange } = await import(`${ROOT}web/app/sweep.js`);
 const { STEP_SLICE_MS } = await import(`${ROOT}web/app/checkpoint_model.js`);
@@ -101,8 +102,8 @@ test('a slow checkpoint\'s threshold: steps no longer than a slice or so, the nu
   ck.dispose();
   lab.dispose();
   console.log(`# lab.threshold: ${wholeMs.toFixed(0)} ms in one call; in ${count} steps, the longest ${longestStep.toFixed(1)} ms`);
-  // one to begin, then 2 x 8 blocks a probe: a search of about ten probes
-  assert.ok(count > 100 && (count - 1) % (2 * L) === 0, `${count} steps`);
+  // one to begin, then a pass of each sentence a probe: a search of about ten probes
+  assert.ok(count > 100 && (count - 1) % (2 * passSteps(ck)) === 0, `${count} steps`);
 
   const { page, done } = await openPage(site.context, site.origin,
     `/?debug#a=${encodeURIComponent(A)}&b=${encodeURIComponent(B)}&model=gpt2&causal=0`);
@@ -147,8 +148,8 @@ test('a slow checkpoint\'s threshold: steps no longer than a slice or so, the nu
 });
 
 // The chart's sweep goes in steps too: each of its 121 points is a pass of
-// both sentences, which the core now steps a block of one sentence at a
-// time (as a threshold's probes). New words on the slow checkpoint: while
+// both sentences, which the core now steps a third of a block of one
+// sentence at a time (as a threshold's probes). New words on the slow checkpoint: while
 // the whole chart is computed, no task on the page's thread takes as much
 // of the thread's own time as one point at once (by CPU time from a trace,
 // which a busy shared machine does not stretch as it does the clock), and
@@ -174,10 +175,10 @@ test('a slow checkpoint\'s chart: its sweep points in steps, no task as long as 
   for (let s = steps.next(); !s.done; s = steps.next()) count++;
   ck.dispose();
   lab.dispose();
-  // one to begin, a block of one sentence for each point's two passes, then the run's own (its last returns)
-  // (and the run's next tokens: 4096 rows of the embedding table a step, then their ranking, per sentence)
-  const nextSteps = 2 * (Math.ceil(ck.info.vocab_size / 4096) + 1);
-  assert.equal(count, 1 + SWEEP.count * 2 * L + 2 * L + nextSteps - 1, `${count} steps: a block of one sentence each`);
+  // one to begin, each point's two passes, then the run's own and its next tokens (its last returns)
+  const pass = passSteps(ck);
+  assert.equal(pass, 3 * L);
+  assert.equal(count, 1 + SWEEP.count * 2 * pass + 2 * pass + 2 * nextSteps(ck) - 1, `${count} steps: a third of a block of one sentence each`);
 
   const { page, done } = await openPage(site.context, site.origin,
     `/?debug#a=${encodeURIComponent(A)}&b=${encodeURIComponent(B)}&model=gpt2&causal=0`);

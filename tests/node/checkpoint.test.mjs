@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { near } from '../near.mjs';
-import { passSteps, nextSteps } from './checkpoint_steps.mjs';
+import { passSteps, nextSteps } from '../checkpoint_steps.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dir = `${root}build/node-checkpoints`;

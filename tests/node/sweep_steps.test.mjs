@@ -1,5 +1,5 @@
 // A checkpoint's sweep in steps (Checkpoint.runSteps, the core's
-// poslab_run_begin/_step): each sweep point goes a block of one sentence a
+// poslab_run_begin/_step): each sweep point goes a third of a block of one sentence a
 // step, as a threshold's probes do, and every point is the bits of the
 // checkpoint's own pass at that magnitude (a run at that scale, which goes
 // through the other path, the run's sentences), and the one-call sweep's.
@@ -8,7 +8,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { passSteps, nextSteps } from './checkpoint_steps.mjs';
+import { passSteps, nextSteps } from '../checkpoint_steps.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SITE = `${ROOT}build/site/`;
