@@ -507,8 +507,11 @@ static poslab_status bad_symbol(int line, const unsigned char *s, size_t len, si
                 name);
 }
 
-static poslab_status merges_begin(tokenizer *t, const char *text, size_t len, char *msg, size_t size) {
-    const unsigned char *s = (const unsigned char *)text;
+/* merges.txt's table and first line (its text is t->m_text, set by
+ * tokenizer_begin). */
+static poslab_status merges_begin(tokenizer *t, char *msg, size_t size) {
+    const unsigned char *s = t->m_text;
+    const size_t len = t->m_len;
     /* Rank r is line first_line + r; counting lines first sizes the table. */
     size_t lines = 1;
     for (size_t i = 0; i < len; i++) lines += s[i] == '\n';
@@ -518,7 +521,7 @@ static poslab_status merges_begin(tokenizer *t, const char *text, size_t len, ch
     if (!t->merges || !t->m_buf) return fail(msg, size, POSLAB_ERR_NOMEM, "merges.txt: out of memory for %zu lines", lines);
     for (size_t i = 0; i < n; i++) t->merges[i].pair = EMPTY_PAIR;
     t->merge_mask = n - 1;
-    t->m_text = s, t->m_len = len, t->m_at = 0;
+    t->m_at = 0;
     t->m_line = t->m_first_line = 1;
     if (len >= 8 && !memcmp(s, "#version", 8)) {
         const unsigned char *nl = memchr(s, '\n', len);
@@ -653,7 +656,7 @@ poslab_status tokenizer_step(tokenizer *t, char *msg, size_t msg_size) {
         break;
     case INDEX_IDS:
         if ((st = index_bytes(t, msg, msg_size)) == POSLAB_OK)
-            st = merges_begin(t, (const char *)t->m_text, t->m_len, msg, msg_size);
+            st = merges_begin(t, msg, msg_size);
         if (st == POSLAB_OK) t->phase = READ_MERGES;
         break;
     case READ_MERGES:
