@@ -203,11 +203,12 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   // (scheduleSweep's request then shares this one). At 64 words and d 512
   // each needs the words' projections, ~50 ms done in parallel rather than
   // in turn; at 16 words the curves come a frame sooner. Only when they are
-  // free, so that a burst of keystrokes queues one sweep there, not one
-  // each. `typed`: text not yet accepted by the core, whose refusal is the
-  // field's to report, not the chart's.
+  // not sweeping, so that a burst of keystrokes queues one sweep there, not
+  // one each; a request searching thresholds gives way to the new words at
+  // its next search. `typed`: text not yet accepted by the core, whose
+  // refusal is the field's to report, not the chart's.
   function sweepEarly(lab, { typed = false } = {}) {
-    if (lab.model !== 'head' || !sweeper?.available() || model.offThreadBusy() ||
+    if (lab.model !== 'head' || !sweeper?.available() || model.offThreadSweeping() ||
         model.cachedSweep(lab) !== undefined || model.chartDataIsQuick(lab)) return;
     model.chartDataOffThread(lab, sweeper.call, { onSweep: rerender })
       .catch((e) => { if (e instanceof Error && !typed) chartFailed(model.sweepKey(lab), e); });

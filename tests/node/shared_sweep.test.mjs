@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const { createLab } = await import(`${ROOT}build/site/poslab.js`);
-const { mergeShares, sweepJob, thresholdFor, SWEEP } = await import(`${ROOT}web/app/sweep.js`);
+const { mergeShares, sweepJob, thresholdFor, packSweep, SWEEP } = await import(`${ROOT}web/app/sweep.js`);
 const { shareSweeps } = await import(`${ROOT}web/browser/sweeper.js`);
 
 const whole = await createLab();
@@ -87,7 +87,7 @@ test('shareSweeps: one merged sweep for the page, the thresholds split between t
 });
 
 test('a sweep packed for postMessage comes back as it was, nulls and words without a partner included', async () => {
-  const { packSweep, unpackSweep } = await import(`${ROOT}web/app/sweep.js`);
+  const { unpackSweep } = await import(`${ROOT}web/app/sweep.js`);
   // "cat" has no partner in B; without positions the distances are rounding, some exactly 0
   const sweep = whole.run({ sentence_a: 'the cat bites the man', sentence_b: 'the man bites the dog', sweep: SWEEP }).sweep;
   assert.deepEqual(sweep.pairs[1], [], 'the test has a word with no partner');
@@ -115,4 +115,32 @@ test('a sweep worker leaves out the thresholds not yet computed once a newer req
   let calls = 0;
   const got = await sweepJob(structuredClone(request), parts[0], () => {}, { between, newer: () => ++calls > 2, stepSweeps: false });
   assert.deepEqual(got, want.slice(0, 2), 'the third is left for the page to ask again');
+});
+
+// The page's side of the same: a keystroke's new words go to the workers
+// before the page computes their verdicts (page.js's sweepEarly) unless
+// the workers are still sweeping for earlier words. A request whose sweep
+// is in is only searching thresholds, which the worker cuts short for the
+// newer request: new words then start at once instead of after the frame.
+test('the model reports a request as sweeping until its sweep is in, not while its thresholds are searched', async () => {
+  const { stateForm } = await import('../state_form.mjs');
+  const { form, lab } = await stateForm();
+  const { Model } = await import(`${ROOT}web/app/model.js`);
+  const model = new Model(lab, form);
+  const state = { ...form.defaultState(), a: 'the dog bites the man', b: 'the man bites the dog', positions: true };
+  let sendSweep, finish;
+  const call = (request, onPartial) => {
+    sendSweep = () => onPartial({ sweep: packSweep(whole.run({ ...request.config, sweep: request.range }).sweep), ms: 2 });
+    return new Promise((resolve) => { finish = resolve; });
+  };
+  assert.equal(model.offThreadSweeping(), false, 'nothing asked yet');
+  const done = model.chartDataOffThread(state, call);
+  assert.equal(model.offThreadSweeping(), true, 'the sweep is being computed');
+  sendSweep();
+  assert.ok(model.cachedSweep(state), 'the sweep is in');
+  assert.equal(model.offThreadSweeping(), false, 'only thresholds are left: new words need not wait');
+  finish([[state.word, 0.5], [-1, 0.25]]);
+  await done;
+  assert.equal(model.offThreadSweeping(), false);
+  assert.equal(model.cachedThreshold(state, -1), 0.25);
 });

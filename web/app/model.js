@@ -492,9 +492,11 @@ export class Model {
     return this.offThread?.transformer ?? false;
   }
 
-  // Whether a request to the sweep worker is being computed.
-  offThreadBusy() {
-    return this.offThread !== null;
+  // Whether the worker is computing a request's sweep. (A request whose
+  // sweep is in is only searching thresholds, which the worker leaves out
+  // once a newer request reaches it: one is then not kept waiting.)
+  offThreadSweeping() {
+    return this.offThread !== null && this.sweeps.get(this.offThread.key) === undefined;
   }
 
   // Whether chartData(state) should fit in QUICK_CHART_MS, judged by the last sweep.
