@@ -79,6 +79,11 @@ typedef struct {
                   int *d, int *heads);
     /* Draw or load: weights, each sentence's X and baseline, products. */
     void (*load)(struct poslab_lab *lab, const poslab_config *c, int vocab);
+    /* Only each sentence's X, baseline and rows of the products, for new
+       tokens when load's draws would be the same as the last ones (as many
+       distinct words, sentences as long: see same_draws). May be NULL:
+       load again. */
+    void (*place)(struct poslab_lab *lab, const poslab_config *c);
     /* Blocks whose residual stream is compared (0: none). */
     int (*layer_count)(const struct poslab_lab *lab, const poslab_config *c);
     /* A sweep may use the scores' polynomial in s (the head model). */
@@ -111,6 +116,7 @@ extern const model model_checkpoint;
 struct poslab_lab {
     int prepared;                   /* draws and products match `drawn` */
     poslab_config drawn;
+    int drawn_vocab;                /* the distinct words `drawn` drew vectors for */
     int d, heads;
     int position_rows;              /* rows of pos and P W: see position_rows() */
     side a, b;

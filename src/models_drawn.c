@@ -177,8 +177,10 @@ static void project(poslab_lab *lab, const poslab_config *c, int d, int vocab) {
 }
 
 /* Each sentence's rows of the products, in its word order, and its X for
- * the order-blind baseline with that baseline, the mean word vector. */
-static void gather(poslab_lab *lab, const poslab_config *c, int d) {
+ * the order-blind baseline with that baseline, the mean word vector: all
+ * that new words of the same draws need (the model's `place`). */
+static void gather(poslab_lab *lab, const poslab_config *c) {
+    const int d = c->dim;
     const size_t row = (size_t)d * sizeof(double);
     side *sides[2] = {&lab->a, &lab->b};
     for (int w = 0; w < 2; w++) {
@@ -204,7 +206,7 @@ static void gather(poslab_lab *lab, const poslab_config *c, int d) {
 static void drawn_load(poslab_lab *lab, const poslab_config *c, int vocab) {
     draw(lab, c, c->dim, vocab);
     project(lab, c, c->dim, vocab);
-    gather(lab, c, c->dim);
+    gather(lab, c);
 }
 
 static int polynomial(poslab_scheme scheme) { return additive(scheme) || scheme == POSLAB_SCHEME_ALIBI; }
@@ -334,11 +336,11 @@ static int no_layers(const poslab_lab *lab, const poslab_config *c) { (void)lab,
 static int drawn_layers(const poslab_lab *lab, const poslab_config *c) { (void)lab; return c->layers; }
 
 const model model_head = {
-    .tokens = drawn_tokens, .sizes = drawn_sizes, .load = drawn_load, .layer_count = no_layers,
+    .tokens = drawn_tokens, .sizes = drawn_sizes, .load = drawn_load, .place = gather, .layer_count = no_layers,
     .polynomial_sweep = 1, .begin_sweep = drawn_begin_sweep, .forward = head_forward, .step = head_step,
 };
 
 const model model_transformer = {
-    .tokens = drawn_tokens, .sizes = drawn_sizes, .load = drawn_load, .layer_count = drawn_layers,
+    .tokens = drawn_tokens, .sizes = drawn_sizes, .load = drawn_load, .place = gather, .layer_count = drawn_layers,
     .step = transformer_step,
 };

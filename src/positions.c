@@ -3,6 +3,7 @@
  * attention.h (the slopes, which the page shows, in poslab.h).
  * Not where a run's time goes, so the WebAssembly build compiles this file
  * for size (CMakeLists.txt), as it does compare.c. */
+#define _GNU_SOURCE /* sincos */
 #include "attention.h"
 #include "poslab.h"
 
@@ -12,8 +13,9 @@ void sinusoidal_encoding(double *pe, int first, int n, int d) {
     for (int j = 0; j < d; j++) {
         double freq = pow(10000.0, (double)(2 * (j / 2)) / d);
         for (int i = 0; i < n; i++) {
-            double angle = (double)(first + i) / freq;
-            pe[(long)i * d + j] = (j % 2 == 0) ? sin(angle) : cos(angle);
+            double angle = (double)(first + i) / freq, sine, cosine;
+            sincos(angle, &sine, &cosine);
+            pe[(long)i * d + j] = (j % 2 == 0) ? sine : cosine;
         }
     }
 }
@@ -24,8 +26,7 @@ void rope_angles(double *cosines, double *sines, int n, int width, int first, do
         double inv_freq = pow(10000.0, -(double)(2 * i) / width);
         for (int r = 0; r < n; r++) {
             double theta = (s * (first + r)) * inv_freq;
-            cosines[(long)r * pairs + i] = cos(theta);
-            sines[(long)r * pairs + i] = sin(theta);
+            sincos(theta, &sines[(long)r * pairs + i], &cosines[(long)r * pairs + i]);
         }
     }
 }

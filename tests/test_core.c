@@ -400,6 +400,55 @@ static char *fresh_json(const poslab_config *cfg) {
     return out;
 }
 
+/* New words whose draws are the lab's (as many distinct words, sentences
+ * as long: a word retyped, a word copied over another, B shuffled) are only
+ * placed on the draws the lab holds, not drawn again: each run prints what
+ * a fresh lab prints, for both drawn models, every scheme, with sweeps; and
+ * words that change the draws (another distinct word, another length or
+ * offset) are drawn afresh. */
+static void test_new_words_same_draws(void) {
+    const char *schemes[] = {"none", "random", "sinusoidal", "rope", "alibi"};
+    const char *sentences[][2] = {
+        {"a b c d e", "e d c b a"},
+        {"x b c d e", "e d c b x"},  /* a word retyped: the same draws, the same numbers */
+        {"x b c d e", "b x e c d"},  /* B shuffled: the same draws, other numbers */
+        {"x x c d e", "e d c b x"},  /* a word copied over another: still five distinct words */
+        {"x y c d e", "e d c b x"},  /* six distinct words: drawn afresh */
+        {"x y c d", "d c y x"},      /* shorter */
+        {"p q c d", "d c q p"},
+    };
+    const int count = (int)(sizeof sentences / sizeof *sentences);
+    char msg[POSLAB_MESSAGE_BYTES];
+    for (int model = 0; model < 2; model++) {
+        for (int k = 0; k < 5; k++) {
+            poslab_lab *lab = poslab_create();
+            int same = 1;
+            for (int i = 0; i < count; i++) {
+                const char *head[] = {"scheme", schemes[k], "heads", "2", "dim", "8", "sweep", "1e-3:100:6",
+                                      "a", sentences[i][0], "b", sentences[i][1],
+                                      "offset-b", i == count - 1 ? "3" : "0", NULL};
+                const char *deep[] = {"model", "transformer", "layers", "2", "scheme", schemes[k], "heads", "2", "dim",
+                                      "8", "sweep", "1e-3:100:3", "a", sentences[i][0], "b",
+                                      sentences[i][1], "offset-b", i == count - 1 ? "3" : "0", NULL};
+                poslab_config cfg;
+                CHECK(set_all(&cfg, model ? deep : head), "config parses");
+                char *want = fresh_json(&cfg);
+                const int ran = poslab_run(lab, &cfg, msg, sizeof msg) == POSLAB_OK;
+                const char *got = ran ? poslab_json(lab, POSLAB_JSON_FULL) : NULL;
+                if (!(want && got && !strcmp(want, got))) {
+                    same = 0;
+                    fprintf(stderr, "  %s, %s: \"%s\" / \"%s\" after the sentences before\n", model ? "transformer" : "head",
+                            schemes[k], sentences[i][0], sentences[i][1]);
+                }
+                free(want);
+            }
+            CHECK(same, "%s, %s: new words after others print what a fresh lab prints", model ? "transformer" : "head",
+                  schemes[k]);
+            poslab_destroy(lab);
+        }
+    }
+}
+
 /* Labs that share a sweep (poslab_share_sweep) compute, between them, the
  * very points one lab computes: gathered by t % shares they equal the
  * whole sweep to the bit, for every scheme (none: each share has every
@@ -1079,6 +1128,7 @@ int main(int argc, char **argv) {
     test_shift(lab);
     test_transformer(lab);
     test_one_head_is_the_module();
+    test_new_words_same_draws();
     test_steps();
     test_shared_sweep();
     test_threshold_steps(argv[3]);
