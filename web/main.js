@@ -26,6 +26,12 @@ import { PRESETS } from './teach/presets.js';
 
 const $ = (id) => document.getElementById(id);
 
+// How long the sweep workers wait after a shared sweep's curves before
+// searching its thresholds, which cannot be cut short: a keystroke within
+// it (typing at 10 keys a second) has them left out, so that the next
+// words' sweep does not wait behind a search for words typed past.
+const THRESHOLD_PAUSE_MS = 100;
+
 // Controls -> store. `store.dispatch(update.x, ...)` is the only way the
 // page's value changes.
 function wire({ store, form, model, page, tourMemory, tourActions, view }) {
@@ -266,9 +272,11 @@ async function start() {
   // The single file has no worker script, and a browser would refuse one
   // from disk anyway: its page computes the sweeps itself.
   // A second where there are two cores, started with the first sweep: each computes half of a sweep.
+  // Their thresholds wait for a pause in the typing (THRESHOLD_PAUSE_MS).
   if (chartScript) {
     const two = (navigator.hardwareConcurrency ?? 1) > 1;
-    page.attach({ sweeper: shareSweeps(startWorker('sweep_worker'), { more: () => startWorker('sweep_worker'), extras: two ? 1 : 0 }) });
+    page.attach({ sweeper: shareSweeps(startWorker('sweep_worker'), { more: () => startWorker('sweep_worker'),
+      extras: two ? 1 : 0, pauseMs: THRESHOLD_PAUSE_MS }) });
   }
   page.render(store.get());
   if (chartScript) {

@@ -86,6 +86,27 @@ test('shareSweeps: one merged sweep for the page, the thresholds split between t
   both.end();
 });
 
+test('shareSweeps with a pause: a newer request within it leaves the older one\'s thresholds out; after it, they come', async () => {
+  const { sweep: _s, ...plain } = CONFIGS[2];
+  const other = { ...plain, sentence_b: 'the man bites the dog today' };
+  const sweepers = [fakeSweeper(parts[0])];
+  const more = () => { const s = fakeSweeper(parts[sweepers.length]); sweepers.push(s); return s; };
+  const both = shareSweeps(sweepers[0], { more, extras: 1, idleMs: 1000, pauseMs: 60 });
+  const asked = () => sweepers.map((s) => s.asked.filter((r) => r.pairs.length).length);
+  let curves = 0;
+  const older = both.call({ config: plain, range: SWEEP, pairs: [0, -1], sweep: null, coarse: false }, () => { curves += 1; });
+  await new Promise((resolve) => { setTimeout(resolve, 20); }); // the curves are in, the pause is on
+  assert.equal(curves, 1, 'the older request\'s curves are drawn');
+  const newer = both.call({ config: other, range: SWEEP, pairs: [0, -1], sweep: null, coarse: false }, () => {});
+  assert.deepEqual(await older, [], 'typed past within the pause: no thresholds for the older words');
+  const got = await newer;
+  assert.deepEqual(got.map(([pair]) => pair).sort(), [-1, 0], 'the newest request gets its thresholds after the pause');
+  const want = whole.run({ ...other, sweep: SWEEP }).sweep;
+  for (const [pair, value] of got) assert.equal(value, thresholdFor(whole, other, want, pair), `threshold of ${pair}`);
+  assert.deepEqual(asked(), [1, 1], 'the workers searched the newest words\' thresholds only');
+  both.end();
+});
+
 test('a sweep packed for postMessage comes back as it was, nulls and words without a partner included', async () => {
   const { unpackSweep } = await import(`${ROOT}web/app/sweep.js`);
   // "cat" has no partner in B; without positions the distances are rounding, some exactly 0

@@ -169,15 +169,23 @@ export function createSweeper(url, { spare = false, name = 'sweep worker', type 
 // (a request that comes while they start is the first's alone). A sweep
 // without positions (one point serves all) and a request for thresholds
 // only go to one worker; so does everything once a worker has broken.
-export function shareSweeps(first, { more = null, extras = 0, idleMs = 10000 } = {}) {
+// The thresholds of a shared sweep are asked for `pauseMs` after its
+// curves, and only if no newer request has come meanwhile: a search cannot
+// be cut short once begun (at 64 words, d 512 and 8 heads under 2x
+// throttling, up to a tenth of a second), and one for words already typed
+// past held up the next words' sweep in its worker by as much. Such a call
+// resolves with no thresholds; the page asks again for the words it shows.
+export function shareSweeps(first, { more = null, extras = 0, idleMs = 10000, pauseMs = 0 } = {}) {
   let others = [];
   let idle = null;
+  let calls = 0;
   const rest = () => {
     clearTimeout(idle);
     idle = setTimeout(() => { others.forEach((s) => s.end()); others = []; }, idleMs);
   };
   const ready = () => [first, ...others.filter((s) => s.ready())].filter((s) => s.available());
   function call(request, onPartial = () => {}, options) {
+    const mine = ++calls;
     if (more && others.length < extras) others.push(...Array.from({ length: extras - others.length }, more));
     const all = ready();
     const done = (promise) => promise.finally(rest);
@@ -194,8 +202,10 @@ export function shareSweeps(first, { more = null, extras = 0, idleMs = 10000 } =
       if (!part.coarse) sweep = merged;
       onPartial({ ...part, sweep: merged, ms: Math.max(...these.map((p) => p.ms)), threadMs: these.reduce((sum, p) => sum + p.ms, 0) });
     }, options));
-    return done(Promise.all(shares).then(() => Promise.all(all.map((s, k) => s.call({ ...request, sweep: packSweep(sweep),
-      coarse: false, pairs: request.pairs.filter((_, i) => i % n === k) }, undefined, options)))).then((parts) => parts.flat()));
+    const paused = () => new Promise((resolve) => { setTimeout(resolve, pauseMs); });
+    return done(Promise.all(shares).then(() => (pauseMs > 0 ? paused() : null)).then(() => (mine < calls ? [] :
+      Promise.all(all.map((s, k) => s.call({ ...request, sweep: packSweep(sweep), coarse: false,
+        pairs: request.pairs.filter((_, i) => i % n === k) }, undefined, options))))).then((parts) => parts.flat()));
   }
   const each = () => [first, ...others];
   return { call, available: () => first.available() || others.some((s) => s.available()),
