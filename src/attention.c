@@ -2,6 +2,7 @@
  * without fast-math so that every operation rounds as NumPy's does. */
 #include "attention.h"
 #include "exp_wasm.h"
+#include "scalar_loop.h"
 #include "poslab.h"
 
 #include <math.h>
@@ -79,13 +80,9 @@ static void accumulate(double *acc, const double *coef, const int *index, const 
         for (int t = c; t < len; t++) acc[t] += coef[index[r]] * rows[index[r] * stride + t];
 }
 
-/* Loops that only count 0, 1, 2, ...: clang vectorised and unrolled such
-   loops into a kilobyte of the WebAssembly module, for a few dozen ints. */
-#ifdef __clang__
-#define SMALL_LOOP _Pragma("clang loop vectorize(disable) interleave(disable) unroll(disable)")
-#else
-#define SMALL_LOOP
-#endif
+/* Loops that only count 0, 1, 2, ... are SCALAR_LOOPs: clang vectorised
+   and unrolled them into a kilobyte of the WebAssembly module, for a few
+   dozen ints. */
 
 /* Blocks of w for matmul: BLOCK_DEPTH rows by BLOCK_WIDTH columns (256 KB)
    stay in the L2 cache while every row of x passes over them; a row at a
@@ -99,7 +96,7 @@ void matmul(double *out, const double *x, const double *w, int n, int k, int m) 
        and each adds its terms in order to what the earlier ones left */
     for (long j = 0; j < (long)n * m; j++) out[j] = 0.0;
     int index[BLOCK_DEPTH];
-    SMALL_LOOP for (int r = 0; r < BLOCK_DEPTH; r++) index[r] = r;
+    SCALAR_LOOP for (int r = 0; r < BLOCK_DEPTH; r++) index[r] = r;
     for (int p = 0; p < k; p += BLOCK_DEPTH) {
         const int depth = k - p < BLOCK_DEPTH ? k - p : BLOCK_DEPTH;
         for (int j = 0; j < m; j += BLOCK_WIDTH) {
@@ -121,7 +118,7 @@ void attention_scores(double *scores, double *kt, const double *q, const double 
     for (int j = 0; j < n; j++)
         for (int c = 0; c < width; c++) kt[(long)c * n + j] = k[(long)j * ld + c];
     int index[BLOCK_DEPTH];
-    SMALL_LOOP for (int r = 0; r < BLOCK_DEPTH; r++) index[r] = r;
+    SCALAR_LOOP for (int r = 0; r < BLOCK_DEPTH; r++) index[r] = r;
     double norm = sqrt((double)width);
     for (int i = 0; i < n; i++) {
         double *row = scores + (long)i * n;

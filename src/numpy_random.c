@@ -1,6 +1,8 @@
 /* NumPy's legacy RandomState generator; see numpy_random.h. */
 #include "numpy_random.h"
 
+#include "scalar_loop.h"
+
 #include <math.h>
 
 enum { N = 624, M = 397 };
@@ -25,12 +27,6 @@ void numpy_random_seed(numpy_random *r, uint32_t seed) {
    vectorised: both took 420 bytes of the module, this one alone 117, and
    the draws lose little (a full run of 4 blocks at d 64 with draws, in
    Node: about 6.0 ms either way, 6.3-8.5 with neither vectorised). */
-#ifdef __clang__ /* Emscripten's compiler; gcc (the native build) leaves the loops alone */
-#define SCALAR_LOOP _Pragma("clang loop vectorize(disable) unroll(disable)")
-#else
-#define SCALAR_LOOP
-#endif
-
 static uint32_t twist(uint32_t upper, uint32_t lower, uint32_t far) {
     uint32_t y = (upper & UPPER_MASK) | (lower & LOWER_MASK);
     return far ^ (y >> 1) ^ ((y & 1U) ? MATRIX_A : 0U);

@@ -127,6 +127,8 @@ class Cache {
     this.map.set(key, value);
     return value;
   }
+  // (a question only: unlike get(), it leaves the entry as old as it was)
+  has(key) { return this.map.has(key); }
   set(key, value) {
     this.map.delete(key);
     this.map.set(key, value);
@@ -496,7 +498,7 @@ export class Model {
   // sweep is in is only searching thresholds, which the worker leaves out
   // once a newer request reaches it: one is then not kept waiting.)
   offThreadSweeping() {
-    return this.offThread !== null && this.sweeps.get(this.offThread.key) === undefined;
+    return this.offThread !== null && !this.sweeps.has(this.offThread.key);
   }
 
   // Whether chartData(state) should fit in QUICK_CHART_MS, judged by the last sweep.
