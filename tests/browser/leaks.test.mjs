@@ -262,7 +262,16 @@ test('300+ state changes over every option, twice, leak no listener, chart, node
     assert.ok(worker.runs.dropped > 0, `runs dropped mid-way in the run worker: ${JSON.stringify(worker.runs)}`);
     assert.ok(worker.heap > 0, 'the run worker answered');
   }
-  assert.equal(end.worker.heap, start.worker.heap, 'the run worker\'s heap bytes in use after runs dropped mid-way');
+  // The copy in use at the end is the first or a spare that took over,
+  // as the timing of the drops decides; and emmalloc hands out a whole free
+  // region when what is left of it could not hold a region of its own
+  // (emmalloc.c: under sizeof(Region) + REGION_HEADER_SIZE = 24 bytes more
+  // than asked), so two copies with the same blocks can differ by a few
+  // bytes (seen: 8,189,976 and 8,189,980). Anything a dropped run kept (a
+  // config, its text, a result) is more than that.
+  const FRAGMENT_BYTES = 24;
+  assert.ok(Math.abs(end.worker.heap - start.worker.heap) < FRAGMENT_BYTES,
+    `the run worker's heap bytes in use after runs dropped mid-way: ${start.worker.heap} -> ${end.worker.heap}`);
   assert.deepEqual(problems, []);
   console.log(`# ${changes} state changes a pass; listeners ${JSON.stringify(end.listeners)}; heap ${end.heap} bytes in use, ` +
     `memory ${end.memory} bytes; the run worker: ${end.worker.heap} bytes in use, runs ${JSON.stringify(end.worker.runs)}`);
