@@ -74,6 +74,11 @@ export const QUICK_RUN_MS = 8;
 // took at least CLOCK_MS teaches a figure (perWork).
 const CLOCK_MS = 1;
 const perWork = (ms, work) => (ms >= CLOCK_MS ? ms / work : null);
+// How long the settled page's calibration times each of its three sweeps
+// (a few calls each on a current laptop), and at most how many calls one
+// timing makes whatever the clock says.
+const RECALIBRATION_MS = 4 * CLOCK_MS;
+const MAX_CALIBRATION_CALLS = 64;
 // What a multiply-add of the transformer costs before any run on this
 // thread has been timed, on a 2.6 GHz EPYC (about 0.25 ns at d 512, three
 // times that at d 64): large ones then start in the worker. calibrate()
@@ -239,19 +244,28 @@ export class Model {
   // slow device every sweep but the smallest goes to the worker, and this
   // thread draws. The transformer's estimate is scaled by the same factor
   // until a run here is timed. `now`: the clock (a test can pass its own).
-  // Returns the figures.
-  calibrate(now = () => performance.now(), sweep = CALIBRATION.sweep, times = 3) {
+  // Each of the `times` timings repeats the sweep until the clock has
+  // moved `minMs`: Firefox's clock reads in steps of 1 ms, and a sweep of
+  // 0.7 ms read as 0 ms there once passed the device for one ten times
+  // faster than it is (a transformer run of 20 ms then blocked a slider
+  // step). Returns the figures.
+  calibrate(now = () => performance.now(), sweep = CALIBRATION.sweep, times = 3, minMs = CLOCK_MS) {
     // The fastest of three: the first call of a function compiles it
     // (browsers compile WebAssembly lazily), and the machine may be busy
     // for a moment.
     let ms = Infinity;
     for (let i = 0; i < times; i++) {
       const t0 = now();
-      this.lab.run({ ...CALIBRATION, sweep });
-      ms = Math.min(ms, now() - t0);
+      let calls = 0, elapsed = 0;
+      do {
+        this.lab.run({ ...CALIBRATION, sweep });
+        calls += 1;
+        elapsed = now() - t0;
+      } while (elapsed < minMs && calls < MAX_CALIBRATION_CALLS);
+      // (calls the clock never saw took less than a step between them)
+      ms = Math.min(ms, Math.max(elapsed, CLOCK_MS) / calls);
     }
-    // a clock too coarse to see the sweep (a browser guarding against timing attacks) says little: taken as 0.1 ms
-    this.msPerWork = (Math.max(ms, 0.1) / CALIBRATION_WORK) * (CALIBRATION.sweep.count / sweep.count);
+    this.msPerWork = (ms / CALIBRATION_WORK) * (CALIBRATION.sweep.count / sweep.count);
     const slower = this.msPerWork / REFERENCE_MS_PER_WORK;
     this.msPerRunWork = PRIOR_MS_PER_RUN_WORK * slower;
     this.calibration = { msPerWork: this.msPerWork, msPerRunWork: this.msPerRunWork, slower };
@@ -265,14 +279,15 @@ export class Model {
   // it: on a quiet 2-core machine that measured three times the device's
   // speed, and every sweep of 16 words then went to the worker, a frame or
   // two later than this thread would have drawn it. The whole sweep this
-  // time, since a browser's clock may be as coarse as 0.1 ms. A device
-  // that is slow stays so; one that was busy at start gets its real speed.
+  // time, over RECALIBRATION_MS at least, which a 1 ms clock reads within
+  // a quarter. A device that is slow stays so; one that was busy at start
+  // gets its real speed.
   async recalibrate(pause, now = () => performance.now()) {
     const before = this.calibration;
     let best = null;
     for (let i = 0; i < 3; i++) {
       await pause();
-      const figures = this.calibrate(now, SWEEP, 1);
+      const figures = this.calibrate(now, SWEEP, 1, RECALIBRATION_MS);
       if (!best || figures.msPerWork < best.msPerWork) best = figures;
     }
     if (before && before.msPerWork < best.msPerWork) best = before;
