@@ -10,6 +10,7 @@ import { createVerdicts } from './views/verdicts.js';
 import { createControls, showFailure } from './views/controls.js';
 import { createLab } from './poslab.js';
 import { setText, setHidden, setAttr } from './views/dom.js';
+import { createSight } from './views/sight.js';
 import { track, laterStyles } from './browser/loading.js';
 
 // Resolves once the page has had a frame to paint what it has; the plain
@@ -35,6 +36,11 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   const $ = (id) => doc.getElementById(id);
   const controls = createControls(doc, form);
   const verdicts = createVerdicts($('verdicts'));
+  // The sections below the verdicts are drawn when in sight, or when the
+  // renders pause (views/sight.js): a slider step redraws what the student
+  // sees. Before a print, everything.
+  const sections = createSight({ margin: '300px 0px', quietMs: 150 });
+  window.addEventListener('beforeprint', () => sections.flush());
   // Views whose code loads when their section is first opened (esbuild puts
   // it in a chunk of its own): get() is the view once loaded, else null;
   // load() starts loading it, and render() runs again when it has.
@@ -61,7 +67,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   // first time a model has blocks.
   // With it the lesson in three switches (views/lesson.js).
   const checkpoint = onDemand('The checkpoint view', () => import('./views/lesson.js').then(({ createCheckpointViews }) =>
-    createCheckpointViews(doc, { model, form, store, render, set, showWords: controls.showWords })));
+    createCheckpointViews(doc, { model, form, store, render, set, showWords: controls.showWords, sight: sections })));
   // GPT-2 from the student's files: its file picker, loaded when GPT-2 is chosen.
   const modelFiles = onDemand('GPT-2\'s file picker', () => import('./views/model_files.js').then((m) =>
     m.createModelFiles(doc, model.lab, () => render(store.get()))));
@@ -354,11 +360,11 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     if (panels) {
       if (result.attention_a) {
         const view = heatmaps.get();
-        if (view) view.render(result);
+        if (view) sections.draw($('heatmap'), () => view.render(result));
         else heatmaps.load();
       }
-      panels.permutation.render(result, lab);
-      panels.baseline.render(result, lab);
+      sections.draw($('permutation'), () => panels.permutation.render(result, lab));
+      sections.draw($('baseline'), () => panels.baseline.render(result, lab));
       panels.exporter.render({ hasChart: Boolean(plot) });
     }
     if (isOpen('why')) {
@@ -366,7 +372,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
       // scores: they are computed with the module's head whatever the model
       // (a transformer's runs there would block the page at 12 blocks).
       const panel = why.get();
-      if (panel) panel.panel.render(panel.claims(model.configOf({ ...lab, model: 'head' }), panel.panel.choice()));
+      if (panel) sections.draw($('why'), () => panel.panel.render(panel.claims(model.configOf({ ...lab, model: 'head' }), panel.panel.choice())));
       else why.load();
     }
     // the transformer's blocks, and a checkpoint's
@@ -375,9 +381,10 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     setHidden($('blocks'), !layered || view.hide.has('blocks'));
     if (layered && !view.hide.has('blocks')) {
       const panel = blocks.get();
-      if (panel) panel.render(result, lab);
+      if (panel) sections.draw($('blocks'), () => panel.render(result, lab));
       else blocks.load();
     }
+    sections.settle();
     if (plot && !view.hide.has('plot') && !pending) {
       // A model's first figures bring its sections with them (GPT-2's
       // tokens, lesson and next tokens: some 300 elements), and drawing

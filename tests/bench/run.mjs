@@ -471,7 +471,9 @@ out('### The models trained here in the page');
 out();
 out('Slider steps and keystrokes with gpt, nope and bag as trained (the module\'s head on the same sentences beside them), ' +
   'each timed to its handler\'s end plus the layout it leaves owing; a checkpoint\'s chart is computed on the page\'s ' +
-  'thread in slices of about 8 ms, so the longest main-thread task is reported too (tests/bench/checkpoint_page.mjs).');
+  'thread in slices of about 8 ms, so the longest main-thread task is reported too (tests/bench/checkpoint_page.mjs). ' +
+  'The window is 1280 x 900: the sections below the fold (the lesson, the tokens and answer, the blocks) are drawn once the ' +
+  'steps pause for 150 ms or when scrolled into sight, not in the step (web/views/sight.js), as for a student there.');
 out();
 for (const line of checkpointPageMarkdown(await checkpointPageBench({ quick }))) out(line);
 out();

@@ -84,14 +84,15 @@ export function serveSite() {
   });
 }
 
-// harness.settled()'s condition: the verdicts, the table's rows and the
+// harness.settled()'s condition: the verdicts, the table's rows, the sections and the
 // chart all show the current state.
 const SETTLED = `return Boolean(document.documentElement.dataset.ready !== undefined &&
   document.documentElement.dataset.hash !== 'pending' &&
   (() => { const plot = document.getElementById('plot');
            return !plot || plot.hidden || plot.getAttribute('aria-busy') !== 'true'; })() &&
   document.querySelector('.verdict-table')?.getAttribute('aria-busy') !== 'true' &&
-  document.getElementById('lesson')?.getAttribute('aria-busy') !== 'true')`;
+  document.getElementById('lesson')?.getAttribute('aria-busy') !== 'true' &&
+  ![...document.querySelectorAll('[aria-busy="true"]')].some((e) => !e.closest('[hidden]')))`;
 
 // What the verdict table shows, the mean last.
 const TABLE = `return [...document.querySelectorAll('#verdict-rows tr')].map((r) => ({

@@ -135,7 +135,9 @@ export async function settled(target) {
     const loaded = document.documentElement.dataset.loading === undefined; // parts fetched on demand
     const running = document.getElementById('verdicts')?.getAttribute('aria-busy') === 'true'; // a transformer in its worker
     const lesson = document.getElementById('lesson')?.getAttribute('aria-busy') === 'true'; // its runs wait for a paint
-    return hashWritten && loaded && !running && !lesson && (!plot || plot.hidden || plot.getAttribute('aria-busy') !== 'true') &&
+    // (and any section out of sight still to be drawn: views/sight.js)
+    const busy = [...document.querySelectorAll('[aria-busy="true"]')].some((e) => !e.closest('[hidden]'));
+    return hashWritten && loaded && !running && !lesson && !busy && (!plot || plot.hidden || plot.getAttribute('aria-busy') !== 'true') &&
       rows?.getAttribute('aria-busy') !== 'true';
   });
 }

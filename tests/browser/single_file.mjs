@@ -61,7 +61,8 @@ export const settled = (page) => until(page, () => {
   return root.hasAttribute('data-ready') && root.dataset.hash !== 'pending' && root.dataset.loading === undefined &&
     (plot.hidden || plot.getAttribute('aria-busy') !== 'true') &&
     document.querySelector('.verdict-table').getAttribute('aria-busy') !== 'true' &&
-    document.getElementById('lesson')?.getAttribute('aria-busy') !== 'true';
+    document.getElementById('lesson')?.getAttribute('aria-busy') !== 'true' &&
+    ![...document.querySelectorAll('[aria-busy="true"]')].some((e) => !e.closest('[hidden]')); // (sections out of sight: views/sight.js)
 }, 'the lab to settle');
 
 export const verdictRows = (page) => page.evaluate(() => [...document.querySelectorAll('#verdict-rows tr')].map((r) => ({

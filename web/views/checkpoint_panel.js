@@ -23,8 +23,9 @@ const quoted = (text) => `“${text}”`;
 
 // model: app/model.js's; store: the page's ({get, dispatch}); render: the
 // page's one render; set: app/store.js's update of a few properties;
-// showWords: the controls' word picker's.
-export function createCheckpointView(doc, { model, store, render, set, showWords }) {
+// showWords: the controls' word picker's; sight: the page's sections'
+// (views/sight.js: the section is drawn when in sight or when the page pauses).
+export function createCheckpointView(doc, { model, store, render, set, showWords, sight = IMMEDIATE }) {
   const rerender = () => render(store.get());
   const latest = () => store.get().lab;
   const $ = (id) => doc.getElementById(id);
@@ -194,43 +195,57 @@ export function createCheckpointView(doc, { model, store, render, set, showWords
     // A result of any model: a checkpoint's tokens, figure and answers
     // drawn (and its tokens offered to follow), nothing for the others'.
     render(result, state) {
-      setHidden(section, !result.checkpoint);
-      if (!result.checkpoint) return;
+      if (!result.checkpoint) {
+        sight.now(section, () => setHidden(section, true));
+        return;
+      }
+      setHidden(section, false);
       showWords(state, result.pairs.map((p) => p.word));
-      // the first word's tokens with and without a space before it
+      // the first word's tokens with and without a space before it, asked
+      // of the core now: a draw that waits must not tokenize in the middle
+      // of a run in steps on the checkpoint's lab, which that would end
       const contrast = model.ck.spaceContrast(state);
-      if (drawn?.result === result && drawn.contrast === contrast) return;
-      const ck = result.checkpoint;
-      // (the line changes only with the model: toLocaleString alone took a tenth of a millisecond a step)
-      const sizeKey = JSON.stringify([state.model, ck.n_layer, ck.n_head, ck.n_embd, ck.parameters, ck.trained_positions, ck.trained_causal]);
-      if (drawn?.sizeKey !== sizeKey) {
-        setText(size, `${state.model}: ${ck.n_layer} blocks of ${ck.n_head} heads, ${ck.n_embd} wide, ` +
-          `${ck.parameters.toLocaleString('en')} parameters; trained ${ck.trained_positions ? 'with' : 'without'} positions, ` +
-          `${ck.trained_causal ? 'with' : 'without'} the causal mask.`);
-      }
-      // The tokens change with the words, not with a slider step: rebuilt only then.
-      const tokenKey = JSON.stringify([result.tokens_a, result.tokens_b, result.pairs.map((p) => p.index_b)]);
-      if (drawn?.tokenKey !== tokenKey) {
-        const pairedB = new Set(result.pairs.map((p) => p.index_b));
-        tokenRow(0, 'A', result.tokens_a, (i) => result.pairs[i]?.index_b !== null);
-        tokenRow(1, 'B', result.tokens_b, (j) => pairedB.has(j));
-      }
-      // exercise 2's figure, in the course's words
-      if (!figure.firstChild) {
-        figure.append(el('span', 'ck-figure-name', 'cosine similarity of the mean last hidden state'), el('span', 'ck-figure-value'));
-      }
-      setText(figure.lastChild, sig(result.mean_cosine_similarity));
-      // (a trained model shows its first token only: the order of the others, which a slider step may change, is not shown)
-      const shown = TRAINED_MODELS.includes(state.model) ? 1 : 5;
-      const saysKey = JSON.stringify([state.model, ...[result.next_a, result.next_b].map((next) => next.slice(0, shown).map((t) => t.id))]);
-      if (drawn?.saysKey !== saysKey) says.replaceChildren(...saysRows(result, state));
-      saysProbabilities(result, state);
-      drawn = { result, contrast, tokenKey, saysKey, sizeKey };
-      if (contrast) {
-        const id = (list) => list.map((t) => t.id).join(' ');
-        setText(spaceHint, `Mid-sentence a word is a token with its space: ${quoted(` ${contrast.word}`)} is ` +
-          `${id(contrast.spaced)}, ${quoted(contrast.word)} is ${id(contrast.bare)}. On, the first word gets the token it has anywhere else.`);
-      }
+      sight.draw(section, () => drawSection(result, state, contrast));
     },
   };
+
+  // The section's tokens, figure and answers (drawing only: no core call).
+  function drawSection(result, state, contrast) {
+    if (drawn?.result === result && drawn.contrast === contrast) return;
+    const ck = result.checkpoint;
+    // (the line changes only with the model: toLocaleString alone took a tenth of a millisecond a step)
+    const sizeKey = JSON.stringify([state.model, ck.n_layer, ck.n_head, ck.n_embd, ck.parameters, ck.trained_positions, ck.trained_causal]);
+    if (drawn?.sizeKey !== sizeKey) {
+      setText(size, `${state.model}: ${ck.n_layer} blocks of ${ck.n_head} heads, ${ck.n_embd} wide, ` +
+        `${ck.parameters.toLocaleString('en')} parameters; trained ${ck.trained_positions ? 'with' : 'without'} positions, ` +
+        `${ck.trained_causal ? 'with' : 'without'} the causal mask.`);
+    }
+    // The tokens change with the words, not with a slider step: rebuilt only then.
+    const tokenKey = JSON.stringify([result.tokens_a, result.tokens_b, result.pairs.map((p) => p.index_b)]);
+    if (drawn?.tokenKey !== tokenKey) {
+      const pairedB = new Set(result.pairs.map((p) => p.index_b));
+      tokenRow(0, 'A', result.tokens_a, (i) => result.pairs[i]?.index_b !== null);
+      tokenRow(1, 'B', result.tokens_b, (j) => pairedB.has(j));
+    }
+    // exercise 2's figure, in the course's words
+    if (!figure.firstChild) {
+      figure.append(el('span', 'ck-figure-name', 'cosine similarity of the mean last hidden state'), el('span', 'ck-figure-value'));
+    }
+    setText(figure.lastChild, sig(result.mean_cosine_similarity));
+    // (a trained model shows its first token only: the order of the others, which a slider step may change, is not shown)
+    const shown = TRAINED_MODELS.includes(state.model) ? 1 : 5;
+    const saysKey = JSON.stringify([state.model, ...[result.next_a, result.next_b].map((next) => next.slice(0, shown).map((t) => t.id))]);
+    if (drawn?.saysKey !== saysKey) says.replaceChildren(...saysRows(result, state));
+    saysProbabilities(result, state);
+    drawn = { result, contrast, tokenKey, saysKey, sizeKey };
+    if (contrast) {
+      const id = (list) => list.map((t) => t.id).join(' ');
+      setText(spaceHint, `Mid-sentence a word is a token with its space: ${quoted(` ${contrast.word}`)} is ` +
+        `${id(contrast.spaced)}, ${quoted(contrast.word)} is ${id(contrast.bare)}. On, the first word gets the token it has anywhere else.`);
+    }
+  }
 }
+
+// What a view draws with when no page's sight is given: everything at once.
+export const IMMEDIATE = { draw: (target, fn) => fn(), now: (target, fn) => fn() };
+

@@ -7,7 +7,7 @@
 import { lesson, QUESTIONS, SWITCHES, probability } from '../teach/lesson.js';
 import { sig } from '../app/format.js';
 import { TRAINED_MODELS } from '../app/state.js';
-import { createCheckpointView } from './checkpoint_panel.js';
+import { createCheckpointView, IMMEDIATE } from './checkpoint_panel.js';
 import { setText, setAttr } from './dom.js';
 import { showFailure } from './controls.js';
 
@@ -16,9 +16,10 @@ import { showFailure } from './controls.js';
 // lesson, drawn with each result of a model trained here once it is open.
 // The tour's steps on it are the page's own render (page.js renderTour),
 // since a checkpoint goes through the page's one path. `options`:
-// createCheckpointView's, and form.
+// createCheckpointView's (sight among them, which this lesson is drawn
+// with too), and form.
 export function createCheckpointViews(doc, options) {
-  const { form, model } = options;
+  const { form, model, sight = IMMEDIATE } = options;
   const view = createCheckpointView(doc, options);
   const lesson = createLesson(doc, { form, model });
   // The lesson's three runs go to the open model through the page's model
@@ -56,16 +57,21 @@ export function createCheckpointViews(doc, options) {
     render(result, state) {
       view.render(result, state);
       if (result.checkpoint && TRAINED_MODELS.includes(state.model) && model.checkpointReady(state)) {
-        if (SWITCHES.every((s) => model.cachedRun(runOf(state, { positions: s.positions, causal: s.causal })) !== undefined)) {
-          waiting = null;
-          show(state);
-          lesson.busy(false);
-        } else {
-          later(state);
-        }
+        sight.draw(lesson.section, () => {
+          if (!model.checkpointReady(state)) return; // (given up since)
+          if (SWITCHES.every((s) => model.cachedRun(runOf(state, { positions: s.positions, causal: s.causal })) !== undefined)) {
+            waiting = null;
+            show(state);
+            lesson.busy(false);
+          } else {
+            later(state);
+          }
+        });
       } else {
-        waiting = null;
-        lesson.hide();
+        sight.now(lesson.section, () => {
+          waiting = null;
+          lesson.hide();
+        });
       }
     },
   };
@@ -197,6 +203,7 @@ export function createLesson(doc, { form, model }) {
   }
 
   return {
+    section,
     // model: the open trained model's name; state: the page's; run(changes):
     // the open model's result for the state with a few settings changed.
     render(model, state, run) {

@@ -8,6 +8,7 @@ import { sig, ROUNDING_LEVEL } from '../app/format.js';
 import { SCHEMES } from '../teach/schemes.js';
 import { arrangement, arrangementWords, blindTo, SEES } from '../teach/distances.js';
 import { setText, el, setHidden, setAttr } from './dom.js';
+import { createSight } from './sight.js';
 
 const quoted = (word) => `“${word}”`;
 
@@ -207,54 +208,11 @@ export function createVerdicts(root) {
   const rows = [];
   const table = body.closest('table');
 
-  // Rows out of sight are filled a moment later. Every figure a slider step
-  // changes is text the browser must shape and lay out again; at 64 words
-  // that was most of a step, for rows nobody could see. Rows on screen (and
-  // 200 px around it, for scrolling), the followed word and the mean are filled
-  // at once; the rest once renders pause for DEFER_MS (a drag of the
-  // slider renders every frame; filling them between two frames would only
-  // move their cost into the next one), or as soon as one scrolls into
-  // sight. The table says aria-busy meanwhile. Without
-  // IntersectionObserver every row is filled at once.
-  const DEFER_MS = 120;
-  const offscreen = new Set(); // rows known to be out of sight
-  const pending = new Map(); // tr -> [row, figures]
-  let flushTimer = null;
-  const sight = typeof IntersectionObserver === 'function' ? new IntersectionObserver((entries) => {
-    for (const e of entries) {
-      if (e.isIntersecting) offscreen.delete(e.target);
-      else offscreen.add(e.target);
-    }
-    if (pending.size && entries.some((e) => e.isIntersecting && pending.has(e.target))) flush();
-  }, { rootMargin: '200px 0px' }) : null;
-
-  function flush() {
-    clearTimeout(flushTimer);
-    flushTimer = null;
-    for (const [row, figures] of pending.values()) fillRow(row, figures);
-    pending.clear();
-    setAttr(table, 'aria-busy', 'false');
-  }
-
-  function fillNow(row, figures) {
-    pending.delete(row.tr);
-    fillRow(row, figures);
-  }
-
-  function fillSoon(row, figures) {
-    if (sight && offscreen.has(row.tr)) pending.set(row.tr, [row, figures]);
-    else fillNow(row, figures);
-  }
-
-  function scheduleFlush() {
-    if (!pending.size) {
-      flush();
-      return;
-    }
-    setAttr(table, 'aria-busy', 'true');
-    clearTimeout(flushTimer);
-    flushTimer = setTimeout(flush, DEFER_MS);
-  }
+  // Rows out of sight are filled a moment later (views/sight.js): the
+  // followed word and the mean at once, the rest as they come into sight,
+  // within 200 px, or once renders pause. At 64 words their figures were
+  // most of a slider step. The table says aria-busy meanwhile.
+  const sight = createSight({ quietMs: 120, busyOf: () => table });
 
   // `told`: the story line in another view's words (a checkpoint's), or undefined.
   function render(result, state, told) {
@@ -301,25 +259,21 @@ export function createVerdicts(root) {
     // The table: one row per word of A, then the mean.
     while (rows.length > wordsA.length) {
       const gone = rows.pop().tr;
-      pending.delete(gone);
-      offscreen.delete(gone);
-      sight?.unobserve(gone);
+      sight.forget(gone);
       gone.remove();
     }
-    while (rows.length < wordsA.length) {
-      rows.push(makeRow());
-      sight?.observe(rows.at(-1).tr);
-    }
+    while (rows.length < wordsA.length) rows.push(makeRow());
     result.pairs.forEach((p, k) => {
       const row = rows[k];
       row.tr.classList.toggle('selected', k === selected);
-      (k === selected ? fillNow : fillSoon)(row, {
+      const figures = {
         word: p.word,
         where: p.index_b === null ? `out_a[${p.index_a}], no partner in B` : `out_a[${p.index_a}] vs out_b[${p.index_b}]`,
         verdict: p.index_b === null ? null : p.allclose,
         maxDiff: p.max_abs_diff,
         cosine: p.cosine_distance,
-      });
+      };
+      sight[k === selected ? 'now' : 'draw'](row.tr, () => fillRow(row, figures));
     });
     fillRow(meanRow, {
       word: 'sentence mean',
@@ -328,7 +282,7 @@ export function createVerdicts(root) {
       maxDiff: result.mean.max_abs_diff,
       cosine: result.mean.cosine_distance,
     });
-    scheduleFlush();
+    sight.settle();
     // Re-append only if the order is off, so unchanged rows are not re-announced.
     const wanted = [...rows, meanRow].map((row) => row.tr);
     if (wanted.some((row, k) => body.children[k] !== row) || body.children.length !== wanted.length) {
