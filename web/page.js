@@ -40,7 +40,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   // renders pause (views/sight.js): a slider step redraws what the student
   // sees. Before a print, everything.
   const sections = createSight({ margin: '300px 0px', quietMs: 150 });
-  window.addEventListener('beforeprint', () => sections.flush());
+  doc.defaultView.addEventListener('beforeprint', () => sections.flush());
   // Views whose code loads when their section is first opened (esbuild puts
   // it in a chunk of its own): get() is the view once loaded, else null;
   // load() starts loading it, and render() runs again when it has.

@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ROOT, SITE, MIME } from './harness.mjs';
+import { ROOT, SITE, MIME, isSettled } from './harness.mjs';
 
 const { createLab } = await import(`${ROOT}build/site/poslab.js`);
 const { sig } = await import(`${ROOT}web/app/format.js`);
@@ -84,15 +84,8 @@ export function serveSite() {
   });
 }
 
-// harness.settled()'s condition: the verdicts, the table's rows, the sections and the
-// chart all show the current state.
-const SETTLED = `return Boolean(document.documentElement.dataset.ready !== undefined &&
-  document.documentElement.dataset.hash !== 'pending' &&
-  (() => { const plot = document.getElementById('plot');
-           return !plot || plot.hidden || plot.getAttribute('aria-busy') !== 'true'; })() &&
-  document.querySelector('.verdict-table')?.getAttribute('aria-busy') !== 'true' &&
-  document.getElementById('lesson')?.getAttribute('aria-busy') !== 'true' &&
-  ![...document.querySelectorAll('[aria-busy="true"]')].some((e) => !e.closest('[hidden]')))`;
+// harness.mjs's isSettled(), as a function body for the drivers.
+const SETTLED = `return (${isSettled})()`;
 
 // What the verdict table shows, the mean last.
 const TABLE = `return [...document.querySelectorAll('#verdict-rows tr')].map((r) => ({

@@ -124,22 +124,22 @@ export function watch(page, origins) {
   return problems;
 }
 
-// The lab has drawn the current state, its chart included (the sweep is
-// computed just after the verdicts are painted). Works on a page or a frame.
+// Whether the lab has drawn the current state, chart and sections included.
+// Evaluated in the page: by settled() here, and by the Firefox, WebKit and
+// single-file walks through their own drivers. Every part still catching
+// up says aria-busy: the verdicts while a transformer runs in its worker,
+// the chart, the lesson's runs, the table's rows and the sections out of
+// sight (views/sight.js).
+export function isSettled() {
+  const root = document.documentElement;
+  const busy = [...document.querySelectorAll('[aria-busy="true"]')].some((e) => !e.closest('[hidden]'));
+  return root.dataset.ready !== undefined && root.dataset.hash !== 'pending' && root.dataset.loading === undefined && !busy;
+}
+
+// The lab has drawn the current state (isSettled). Works on a page or a frame.
 export async function settled(target) {
   await target.waitForSelector('html[data-ready]', { state: 'attached' });
-  await target.waitForFunction(() => {
-    const plot = document.getElementById('plot');
-    const rows = document.querySelector('.verdict-table'); // rows out of sight are filled a moment later
-    const hashWritten = document.documentElement.dataset.hash !== 'pending';
-    const loaded = document.documentElement.dataset.loading === undefined; // parts fetched on demand
-    const running = document.getElementById('verdicts')?.getAttribute('aria-busy') === 'true'; // a transformer in its worker
-    const lesson = document.getElementById('lesson')?.getAttribute('aria-busy') === 'true'; // its runs wait for a paint
-    // (and any section out of sight still to be drawn: views/sight.js)
-    const busy = [...document.querySelectorAll('[aria-busy="true"]')].some((e) => !e.closest('[hidden]'));
-    return hashWritten && loaded && !running && !lesson && !busy && (!plot || plot.hidden || plot.getAttribute('aria-busy') !== 'true') &&
-      rows?.getAttribute('aria-busy') !== 'true';
-  });
+  await target.waitForFunction(isSettled);
 }
 
 // The verdict column of the table ("True", "False", "n/a"), the mean last.

@@ -11,7 +11,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT } from './harness.mjs';
+import { ROOT, isSettled } from './harness.mjs';
 
 export const SINGLE_FILE = path.join(ROOT, 'dist', 'poslab.html');
 
@@ -54,16 +54,8 @@ async function until(page, fn, what, timeout = 20000) {
   }
 }
 
-// The state is drawn, chart included (harness.mjs's settled()).
-export const settled = (page) => until(page, () => {
-  const root = document.documentElement;
-  const plot = document.getElementById('plot');
-  return root.hasAttribute('data-ready') && root.dataset.hash !== 'pending' && root.dataset.loading === undefined &&
-    (plot.hidden || plot.getAttribute('aria-busy') !== 'true') &&
-    document.querySelector('.verdict-table').getAttribute('aria-busy') !== 'true' &&
-    document.getElementById('lesson')?.getAttribute('aria-busy') !== 'true' &&
-    ![...document.querySelectorAll('[aria-busy="true"]')].some((e) => !e.closest('[hidden]')); // (sections out of sight: views/sight.js)
-}, 'the lab to settle');
+// The state is drawn, chart and sections included (harness.mjs's isSettled()).
+export const settled = (page) => until(page, isSettled, 'the lab to settle');
 
 export const verdictRows = (page) => page.evaluate(() => [...document.querySelectorAll('#verdict-rows tr')].map((r) => ({
   word: r.querySelector('.w').textContent,

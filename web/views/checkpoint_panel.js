@@ -25,7 +25,7 @@ const quoted = (text) => `“${text}”`;
 // page's one render; set: app/store.js's update of a few properties;
 // showWords: the controls' word picker's; sight: the page's sections'
 // (views/sight.js: the section is drawn when in sight or when the page pauses).
-export function createCheckpointView(doc, { model, store, render, set, showWords, sight = IMMEDIATE }) {
+export function createCheckpointView(doc, { model, store, render, set, showWords, sight }) {
   const rerender = () => render(store.get());
   const latest = () => store.get().lab;
   const $ = (id) => doc.getElementById(id);
@@ -245,7 +245,4 @@ export function createCheckpointView(doc, { model, store, render, set, showWords
     }
   }
 }
-
-// What a view draws with when no page's sight is given: everything at once.
-export const IMMEDIATE = { draw: (target, fn) => fn(), now: (target, fn) => fn() };
 

@@ -7,7 +7,7 @@
 import { lesson, QUESTIONS, SWITCHES, probability } from '../teach/lesson.js';
 import { sig } from '../app/format.js';
 import { TRAINED_MODELS } from '../app/state.js';
-import { createCheckpointView, IMMEDIATE } from './checkpoint_panel.js';
+import { createCheckpointView } from './checkpoint_panel.js';
 import { setText, setAttr } from './dom.js';
 import { showFailure } from './controls.js';
 
@@ -19,7 +19,7 @@ import { showFailure } from './controls.js';
 // createCheckpointView's (sight among them, which this lesson is drawn
 // with too), and form.
 export function createCheckpointViews(doc, options) {
-  const { form, model, sight = IMMEDIATE } = options;
+  const { form, model, sight } = options;
   const view = createCheckpointView(doc, options);
   const lesson = createLesson(doc, { form, model });
   // The lesson's three runs go to the open model through the page's model
