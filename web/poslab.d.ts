@@ -18,7 +18,7 @@ export interface Sweep {
 
 /**
  * What `lab.run` and `lab.threshold` take: the JSON `config` keys plus
- * `sweep` and `full`. A field left out, `undefined` or `null` keeps its
+ * `sweep`, `full` and `packed`. A field left out, `undefined` or `null` keeps its
  * default. Numbers may be given as strings holding one; every value goes to
  * the core's own parser, so an invalid one throws the CLI's words.
  */
@@ -42,6 +42,8 @@ export interface Config {
   sweep?: Sweep | null | false;
   /** add the outputs, attention weights and every head's weights and scores */
   full?: boolean;
+  /** the sweep as typed arrays (PackedSweep) instead of objects */
+  packed?: boolean;
 }
 
 /** allclose, max |a - b| and 1 - cos(a, b) of two vectors. */
@@ -56,6 +58,21 @@ export interface Pair extends Partial<Comparison> {
   word: string;
   index_a: number;
   index_b: number | null;
+}
+
+/**
+ * A sweep with `packed`: row 0 of `cosine` and `close` is the mean, row
+ * 1 + k is pairs[k], `count` (scales.length) values each; NaN where the
+ * distance is not finite, and all NaN in a row whose `empty` is true (a
+ * word without a partner).
+ */
+export interface PackedSweep {
+  packed: true;
+  scales: Float64Array;
+  cosine: Float64Array;
+  /** 1 where allclose holds, else 0 */
+  close: Uint8Array;
+  empty: boolean[];
 }
 
 export interface SweepPoint {
@@ -93,7 +110,7 @@ export interface Result {
   /** only with model 'transformer': the residual stream after each block */
   layers?: { mean: Comparison; pairs: (Comparison | null)[] }[];
   /** only with a sweep; pairs[k] is [] for a word without a partner */
-  sweep?: { scales: number[]; mean: SweepPoint[]; pairs: SweepPoint[][] };
+  sweep?: { scales: number[]; mean: SweepPoint[]; pairs: SweepPoint[][] } | PackedSweep;
   /** the rest only with `full` */
   output_a?: Matrix;
   output_b?: Matrix;

@@ -209,11 +209,11 @@ class Lab {
     if (!cfg) throw new Error('poslab: out of memory');
     try {
       for (const [key, value] of Object.entries(config)) {
-        if (key === 'full' || value === undefined || value === null) continue;
+        if (key === 'full' || key === 'packed' || value === undefined || value === null) continue;
         const row = this.options.options.find((o) => o.json === key);
         if (!row) {
           throw new Error(`${JSON.stringify(key)} is not a config field; allowed: ` +
-                          `${this.options.options.map((o) => o.json).join(', ')}, full`);
+                          `${this.options.options.map((o) => o.json).join(', ')}, full, packed`);
         }
         const text = optionText(row, value);
         const k = this.string(row.json);
@@ -295,7 +295,7 @@ class Lab {
     if (!json) throw new Error('poslab: out of memory');
     const result = JSON.parse(this.core.UTF8ToString(json));
     const count = config.sweep ? config.sweep.count : 0;
-    if (count > 0) result.sweep = this.sweep(result.pairs, count);
+    if (count > 0) result.sweep = config.packed ? this.packedSweep(result.pairs, count) : this.sweep(result.pairs, count);
     if (config.full) {
       // a checkpoint's width and heads are its own (not in its config)
       const dim = result.checkpoint?.n_embd ?? result.config.dim;
@@ -387,6 +387,27 @@ class Lab {
       mean: points(0),
       pairs: pairs.map((p, i) => (p.index_b === null ? [] : points(1 + i))),
     };
+  }
+
+  // The same sweep as typed arrays (`packed`): a sweep of 16 words is some
+  // 2,000 small objects, which a page that keeps a few sweeps copies at
+  // every young-generation collection (at 16 words under 2x throttling,
+  // 3-15 ms pauses in the middle of a keystroke), and which a worker must
+  // flatten again to post. Row 0 of cosine and close is the mean, row 1 + k
+  // pairs[k]; a non-finite distance is NaN; empty[r] marks a word with no
+  // partner (its row holds nothing).
+  packedSweep(pairs, count) {
+    const rows = 1 + pairs.length;
+    const heap = this.core.HEAPF64;
+    const scalesAt = this.core._poslab_result_array(this.lab, ARRAY.scales) >>> 3;
+    const cosineAt = this.core._poslab_result_array(this.lab, ARRAY.cosine) >>> 3;
+    const closeAt = this.core._poslab_result_array(this.lab, ARRAY.allclose) >>> 0;
+    const cosine = heap.slice(cosineAt, cosineAt + rows * count);
+    for (let i = 0; i < cosine.length; i++) if (!Number.isFinite(cosine[i])) cosine[i] = NaN;
+    const empty = [false, ...pairs.map((p) => p.index_b === null)];
+    const close = this.core.HEAPU8.slice(closeAt, closeAt + rows * count);
+    empty.forEach((e, r) => { if (e) { cosine.fill(NaN, r * count, (r + 1) * count); close.fill(0, r * count, (r + 1) * count); } });
+    return { packed: true, scales: heap.slice(scalesAt, scalesAt + count), cosine, close, empty };
   }
 
   // Where allclose stops holding as the scale grows, for pair index `pair`

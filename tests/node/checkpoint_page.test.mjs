@@ -199,9 +199,10 @@ test('the page\'s model runs a checkpoint: verdicts, keys per model, the chart i
   await turning;
   assert.equal(sweeps, 2, 'the coarse curve, then the sweep');
   assert.ok(slices > 2, `${slices} slices`);
-  const want = lab.run({ ...config, sweep: SWEEP }).sweep;
+  // (the page keeps its sweeps packed: app/sweep.js)
+  const want = lab.run({ ...config, sweep: SWEEP, packed: true }).sweep;
   assert.deepEqual(model.cachedSweep(gpt), want, 'the sweep in slices is the lab\'s, with runs between them');
-  assert.deepEqual(model.coarseSweep(gpt), lab.run({ ...config, sweep: COARSE_SWEEP }).sweep);
+  assert.deepEqual(model.coarseSweep(gpt), lab.run({ ...config, sweep: COARSE_SWEEP, packed: true }).sweep);
   for (const pair of [gpt.word, -1]) {
     // (lab.threshold, delegated to the open checkpoint, searched where the model searches)
     assert.equal(model.cachedThreshold(gpt, pair), thresholdFor(lab, config, want, pair), `threshold ${pair}`);

@@ -97,9 +97,9 @@ test('the declarations match the wrapper and docs/interfaces.md', async () => {
   const documented = [...docs.matchAll(/^### lab\.([a-zA-Z]+)/gm)].map((m) => m[1]);
   assert.ok(documented.length >= 5, documented.join(', '));
   for (const name of [...documented, 'dispose', 'memoryBytes', 'simd']) assert.ok(members.includes(name), `${name} is declared`);
-  // Config: the option table's keys, plus sweep and full
+  // Config: the option table's keys (sweep among them), plus full and packed
   const config = declared(dts, 'export interface Config {');
-  assert.deepEqual(config.sort(), [...lab.options.options.map((o) => o.json), 'full'].sort());
+  assert.deepEqual(config.sort(), [...lab.options.options.map((o) => o.json), 'full', 'packed'].sort());
   // Result: the fields a full transformer run with a sweep gives
   const result = declared(dts, 'export interface Result {');
   const full = lab.run({ model: 'transformer', sweep: { lo: 1, hi: 2, count: 2 }, full: true });

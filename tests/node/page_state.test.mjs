@@ -210,7 +210,7 @@ test('sentences whose words are the same in the same places share a sweep, and t
         assert.equal(model.sweepKey(state), model.sweepKey(first));
         assert.equal(model.sweep(state), sweep);
         // the core computes the very same curves for these words
-        assert.deepEqual(lab.run({ ...model.configOf(state), sweep: SWEEP }).sweep, sweep, `${model_} ${scheme} ${state.a}`);
+        assert.deepEqual(lab.run({ ...model.configOf(state), sweep: SWEEP, packed: true }).sweep, sweep, `${model_} ${scheme} ${state.a}`);
         // while the verdicts, which name the words, are run for each
         assert.deepEqual(model.verdict(state).pairs.map((p) => p.word), state.a.split(' '));
       }
@@ -218,7 +218,8 @@ test('sentences whose words are the same in the same places share a sweep, and t
       for (const [a, b] of other) {
         const state = { ...base, a, b };
         assert.notEqual(model.sweepKey(state), model.sweepKey(first));
-        assert.notDeepEqual(model.sweep(state).mean, sweep.mean, `${model_} ${scheme} ${a} / ${b}`);
+        assert.notDeepEqual(model.sweep(state).cosine.subarray(0, SWEEP.count), sweep.cosine.subarray(0, SWEEP.count),
+          `${model_} ${scheme} ${a} / ${b}: the mean's curve`);
       }
     }
   }

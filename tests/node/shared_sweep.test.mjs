@@ -28,6 +28,10 @@ test('shares of a sweep, merged, are one lab\'s sweep to the bit', () => {
     for (const n of [2, 3]) {
       const got = parts.slice(0, n).map((lab, k) => { lab.shareSweep(k, n); return lab.run(config).sweep; });
       assert.deepEqual(mergeShares(got), want, `${config.scheme}, ${n} shares`);
+      // and packed (lab.run's `packed`: the workers' form)
+      const packed = parts.slice(0, n).map((lab) => lab.run({ ...config, packed: true }).sweep);
+      assert.deepEqual(mergeShares(packed), whole.run({ ...config, packed: true }).sweep, `${config.scheme}, ${n} shares, packed`);
+      assert.deepEqual(mergeShares(packed), packSweep(want), `${config.scheme}: packed is packSweep's`);
       // each share computed its own points: the other share's differ
       if (config.scheme !== 'none' && n === 2) {
         assert.notDeepEqual(got[0].mean, want.mean, `${config.scheme}: share 0 alone is not the sweep`);
@@ -64,7 +68,7 @@ test('shareSweeps: one merged sweep for the page, the thresholds split between t
   const pairs = [1, 3, -1];
   const thresholds = await both.call({ config: plain, range: SWEEP, pairs, sweep: null, coarse: true }, (p) => partials.push(p));
   assert.deepEqual(partials.map((p) => Boolean(p.coarse)), [true, false], 'a coarse curve, then the sweep, each once');
-  assert.deepEqual(partials[1].sweep, want);
+  assert.deepEqual(partials[1].sweep, packSweep(want), 'packed, as the page keeps it');
   assert.equal(partials[1].sweep.scales.length, SWEEP.count);
   assert.deepEqual(sweepers.map((s) => s.asked[0].share), [[0, 2], [1, 2]], 'each worker asked for its share');
   assert.deepEqual(sweepers.map((s) => s.asked[1].pairs), [[1, -1], [3]], 'the thresholds split');
@@ -112,6 +116,9 @@ test('a sweep packed for postMessage comes back as it was, nulls and words witho
   // "cat" has no partner in B; without positions the distances are rounding, some exactly 0
   const sweep = whole.run({ sentence_a: 'the cat bites the man', sentence_b: 'the man bites the dog', sweep: SWEEP }).sweep;
   assert.deepEqual(sweep.pairs[1], [], 'the test has a word with no partner');
+  const packedByLab = whole.run({ sentence_a: 'the cat bites the man', sentence_b: 'the man bites the dog', sweep: SWEEP, packed: true }).sweep;
+  assert.deepEqual(packedByLab, packSweep(sweep), 'lab.run\'s packed sweep is packSweep\'s');
+  assert.deepEqual(packedByLab.empty, [false, false, true, false, false, false]);
   const withNull = { ...sweep, mean: sweep.mean.map((p, t) => (t === 3 ? { ...p, cosine_distance: null } : p)) };
   for (const s of [sweep, withNull]) {
     const packed = structuredClone(packSweep(s));

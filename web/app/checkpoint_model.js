@@ -31,7 +31,7 @@ const QUICK_RUN_WORK = 1e7;
 
 export class CheckpointModels {
   // model: app/model.js's Model, whose lab and caches these share; ranges:
-  // {SWEEP, COARSE_SWEEP, thresholdFor, unpackSweep} (app/sweep.js's, handed over so that
+  // {SWEEP, COARSE_SWEEP, thresholdFor} (app/sweep.js's, handed over so that
   // the page's bundle does not split that file off for this one).
   // `options`: a CheckpointLoader's of its own (tests), else the lab's shared one.
   constructor(model, ranges, options) {
@@ -184,7 +184,7 @@ export class CheckpointModels {
   // page has moved on to another chart (this.latest(): the state the page
   // is at) or asked for another.
   get runner() {
-    const { SWEEP, COARSE_SWEEP, thresholdFor, unpackSweep } = this.ranges;
+    const { SWEEP, COARSE_SWEEP, thresholdFor } = this.ranges;
     const { model } = this;
     return (this.runnerMade ??= {
       available: () => true,
@@ -203,14 +203,14 @@ export class CheckpointModels {
           t0 = performance.now();
         };
         const sweepOf = async (points) => {
-          const steps = model.lab.runSteps({ ...config, sweep: points });
+          const steps = model.lab.runSteps({ ...config, sweep: points, packed: true });
           for (;;) {
             const step = steps.next();
             if (step.done) return step.value.sweep;
             await between();
           }
         };
-        let sweep = unpackSweep(given);
+        let sweep = given;
         if (!sweep && coarse) partial({ sweep: await sweepOf(COARSE_SWEEP), coarse: true });
         if (!sweep) {
           sweep = await sweepOf(range ?? SWEEP);

@@ -172,7 +172,7 @@ export class Model {
   // The checkpoints' part, loaded the first time it is needed.
   checkpoints() {
     return (this.ckLoading ??= import('./checkpoint_model.js').then(({ CheckpointModels }) =>
-      (this.ck = new CheckpointModels(this, { SWEEP, COARSE_SWEEP, thresholdFor, unpackSweep }))));
+      (this.ck = new CheckpointModels(this, { SWEEP, COARSE_SWEEP, thresholdFor }))));
   }
 
   // The open checkpoint for a checkpoint state, or null while it is not in.
@@ -396,7 +396,7 @@ export class Model {
     if (!call || this.runIsQuick(state)) return this.lab.run({ ...config, sweep: SWEEP, full: true });
     const sweep = this.cachedSweep(state);
     return call({ run: { ...config, full: true, sweep: sweep ? null : SWEEP } })
-      .then(({ result }) => (sweep ? { ...result, sweep } : result));
+      .then(({ result }) => (sweep ? { ...result, sweep: unpackSweep(sweep) } : result)); // (in the CLI's shape)
   }
 
   // The sweep does not depend on the magnitude, so its key leaves it out.
@@ -430,15 +430,15 @@ export class Model {
   // Computes the coarse first curve on this thread.
   computeCoarse(state) {
     const key = this.sweepKey(state);
-    return this.coarse.get(key) ?? this.coarse.set(key, this.lab.run({ ...this.configOf(state), sweep: COARSE_SWEEP }).sweep);
+    return this.coarse.get(key) ?? this.coarse.set(key, this.lab.run({ ...this.configOf(state), sweep: COARSE_SWEEP, packed: true }).sweep);
   }
 
-  // {scales, mean, pairs} at SWEEP's magnitudes; computed once per key.
+  // The sweep at SWEEP's magnitudes, packed (app/sweep.js); computed once per key.
   sweep(state) {
     const key = this.sweepKey(state);
     const cached = this.sweeps.get(key);
     if (cached) return cached;
-    const result = this.lab.run({ ...this.configOf(state), sweep: SWEEP });
+    const result = this.lab.run({ ...this.configOf(state), sweep: SWEEP, packed: true });
     return this.sweeps.set(key, result.sweep);
   }
 
@@ -479,11 +479,11 @@ export class Model {
     const finished = () => { if (this.offThread === request) this.offThread = null; };
     const coarse = !sweep && !this.coarse.get(key) && this.wantsCoarse(state, true);
     const options = yields ? { latestOnly: true, yields: true, group: key } : undefined;
-    request.promise = call({ config: this.configOf(state), range: SWEEP, pairs, sweep: packSweep(sweep), coarse }, (partial) => {
+    request.promise = call({ config: this.configOf(state), range: SWEEP, pairs, sweep, coarse }, (partial) => {
       if (partial.coarse) {
-        this.coarse.set(key, unpackSweep(partial.sweep));
+        this.coarse.set(key, packSweep(partial.sweep));
       } else {
-        this.sweeps.set(key, unpackSweep(partial.sweep));
+        this.sweeps.set(key, packSweep(partial.sweep));
         this.learnChart(state, partial.ms, SWEEP.count, true, partial.threadMs);
         this.swept.worker += 1;
       }

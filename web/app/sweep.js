@@ -16,43 +16,75 @@ export const thresholdRange = (limits) => ({ lo: 1e-12, hi: limits.max_scale, re
 // step between the last True and the first False, so that the core bisects
 // one step instead of walking the whole range again (at 64 words and d 512
 // that walk costs as much as the sweep). Below or above the plot when the
-// curve is False or True all along it.
+// curve is False or True all along it. `points`: a curve's
+// {allclose} points (a sweep's mean or pairs[k]).
 export function thresholdSearch(points, scales, range) {
-  const first = points.findIndex((p) => !p.allclose);
+  return searchAround(points.findIndex((p) => !p.allclose), scales, range);
+}
+
+// first: the index of the first magnitude where allclose is False (-1: none).
+function searchAround(first, scales, range) {
   if (first === 0) return { ...range, hi: scales[0] };
   if (first < 0) return { ...range, lo: scales[scales.length - 1] };
   return { lo: scales[first - 1], hi: scales[first], relTol: range.relTol };
 }
 
 // The threshold of pair `pair` (-1: the sentence mean) given the state's
-// sweep; null for a word with no partner in B.
+// sweep (packed, or as lab.run gives it); null for a word with no partner
+// in B.
 export function thresholdFor(lab, config, sweep, pair) {
-  const points = pair < 0 ? sweep.mean : sweep.pairs[pair];
-  return points && points.length ? lab.threshold(config, pair, thresholdSearch(points, sweep.scales, thresholdRange(lab.options.limits))) : null;
+  const s = packSweep(sweep);
+  const r = pair + 1, count = s.scales.length;
+  if (!(r < s.empty.length) || s.empty[r] || count === 0) return null;
+  const at = s.close.subarray(r * count, (r + 1) * count).indexOf(0);
+  return lab.threshold(config, pair, searchAround(at, s.scales, thresholdRange(lab.options.limits)));
 }
 
 // One sweep from the parts that labs sharing it computed (lab.shareSweep:
-// part k holds the points t with t % parts.length === k).
+// part k holds the points t with t % parts.length === k), packed when the
+// parts are.
 export function mergeShares(parts) {
+  if (parts[0].packed) {
+    const { scales, empty } = parts[0], count = scales.length;
+    const cosine = new Float64Array(parts[0].cosine.length), close = new Uint8Array(parts[0].close.length);
+    const merged = Float64Array.from(scales, (_, t) => parts[t % parts.length].scales[t]);
+    for (let i = 0; i < cosine.length; i++) {
+      const part = parts[(i % count) % parts.length];
+      cosine[i] = part.cosine[i];
+      close[i] = part.close[i];
+    }
+    return { packed: true, scales: merged, cosine, close, empty };
+  }
   const pick = (rows) => rows[0].map((_, t) => rows[t % rows.length][t]);
   return { scales: pick(parts.map((p) => p.scales)), mean: pick(parts.map((p) => p.mean)),
     pairs: parts[0].pairs.map((_, i) => pick(parts.map((p) => p.pairs[i]))) };
 }
 
-// A sweep as typed arrays, for postMessage: the structured clone of a sweep
-// of 16 words (some 2,000 small objects) cost the page's thread about a
+// A sweep as typed arrays, the page's and its workers' form throughout
+// (lab.run's `packed`): a sweep of 16 words as objects is some 2,000 of
+// them, which the page's caches kept alive through every young-generation
+// collection, and whose structured clone cost the page's thread about a
 // millisecond per message. Row 0 is the mean, row 1 + i pair i; `empty`
-// marks a word with no partner. unpackSweep gives the object back (and
-// passes one that is not packed through).
+// marks a word with no partner (its row is NaN); a non-finite distance is
+// NaN. packSweep packs a sweep as lab.run gives it without `packed` (and
+// passes a packed one through); unpackSweep gives that object back.
 export function packSweep(sweep) {
   if (!sweep || sweep.packed) return sweep;
   const count = sweep.scales.length, rows = [sweep.mean, ...sweep.pairs];
-  const cosine = new Float64Array(rows.length * count), close = new Uint8Array(rows.length * count);
+  const cosine = new Float64Array(rows.length * count).fill(NaN), close = new Uint8Array(rows.length * count);
   rows.forEach((row, r) => row.forEach((p, t) => {
     cosine[r * count + t] = p.cosine_distance ?? NaN;
     close[r * count + t] = p.allclose ? 1 : 0;
   }));
   return { packed: true, scales: Float64Array.from(sweep.scales), cosine, close, empty: rows.map((row) => !row.length) };
+}
+
+// Curve r of a packed sweep (0: the mean, 1 + k: pairs[k]) as views, or
+// null for a word with no partner.
+export function curveOf(sweep, r) {
+  if (sweep.empty[r]) return null;
+  const count = sweep.scales.length;
+  return { cosine: sweep.cosine.subarray(r * count, (r + 1) * count), close: sweep.close.subarray(r * count, (r + 1) * count) };
 }
 
 export function unpackSweep(sweep) {
@@ -82,22 +114,22 @@ export async function sweepJob({ config, range, pairs, coarse, sweep: given, sha
   { between = null, stepSweeps = true, newer = () => false } = {}) {
   lab.shareSweep(...share);
   const sweepOf = async (points) => {
-    if (!between || !stepSweeps) return lab.run({ ...config, sweep: points }).sweep;
-    const steps = lab.runSteps({ ...config, sweep: points });
+    if (!between || !stepSweeps) return lab.run({ ...config, sweep: points, packed: true }).sweep;
+    const steps = lab.runSteps({ ...config, sweep: points, packed: true });
     for (let step = steps.next(); ; step = steps.next()) {
       if (step.done) return step.value.sweep;
       await between();
     }
   };
-  let sweep = unpackSweep(given);
+  let sweep = packSweep(given);
   if (!sweep && coarse) {
     const t0 = performance.now();
-    partial({ sweep: packSweep(await sweepOf(COARSE_SWEEP)), ms: performance.now() - t0, coarse: true });
+    partial({ sweep: await sweepOf(COARSE_SWEEP), ms: performance.now() - t0, coarse: true });
   }
   if (!sweep) {
     const t0 = performance.now();
     sweep = await sweepOf(range);
-    partial({ sweep: packSweep(sweep), ms: performance.now() - t0 });
+    partial({ sweep, ms: performance.now() - t0 });
   }
   const thresholds = [];
   for (const pair of pairs) {

@@ -7,10 +7,12 @@
 // text is rewritten where it differs (dom.js) instead of building 65 new
 // elements each time. Text goes in through textContent only.
 import { sig, decadeOf } from '../app/format.js';
+import { curveOf } from '../app/sweep.js';
 import { setText } from './dom.js';
 
-const verdictText = (p) => (p === undefined ? '–' : p.allclose ? 'True' : 'False');
-const distanceText = (p) => (p === undefined ? '–' : sig(p.cosine_distance));
+// Point i of a packed sweep's curve (null: the word has no partner).
+const verdictText = (curve, i) => (!curve ? '–' : curve.close[i] === 1 ? 'True' : 'False');
+const distanceText = (curve, i) => (!curve ? '–' : sig(curve.cosine[i])); // (NaN: 'nan', as for null)
 
 // A new last row of `body`: the magnitude's header cell, then the word's
 // and the mean's distance and verdict.
@@ -29,21 +31,22 @@ export function createChartTable(details) {
   const wordVerdictHead = details.querySelector('.col-word-verdict');
   let shown = { sweep: null, sel: -1, word: '' };
 
-  // sweep: {scales, mean, pairs} (undefined while it is computed); sel: the
+  // sweep: packed (app/sweep.js; undefined while it is computed); sel: the
   // plotted pair's index; word: its quoted word; paired: whether B has it.
   function update(sweep, sel, word, paired) {
     if (!sweep || (shown.sweep === sweep && shown.sel === sel && shown.word === word)) return;
     shown = { sweep, sel, word };
     setText(wordHead, `${word}: cosine distance`);
     setText(wordVerdictHead, `${word}: np.allclose`);
-    const series = paired ? sweep.pairs[sel] : [];
+    const curve = paired ? curveOf(sweep, 1 + sel) : null;
+    const mean = curveOf(sweep, 0);
     let count = 0;
     sweep.scales.forEach((scale, i) => {
       const exp = decadeOf(scale);
       if (exp === null) return;
       const row = body.rows[count] ?? addRow(body);
-      const texts = [exp === 0 ? '1' : `1e${exp}`, distanceText(series[i]), verdictText(series[i]),
-        distanceText(sweep.mean[i]), verdictText(sweep.mean[i])];
+      const texts = [exp === 0 ? '1' : `1e${exp}`, distanceText(curve, i), verdictText(curve, i),
+        distanceText(mean, i), verdictText(mean, i)];
       texts.forEach((text, c) => setText(row.cells[c], text));
       count += 1;
     });

@@ -9,7 +9,7 @@
 // works. Chart.js is the classic script vendor/chart.min.js (built from
 // web/vendor/chart.entry.js), which defines window.Chart.
 import { sig, powerOfTen, decadeOf } from '../app/format.js';
-import { SWEEP } from '../app/sweep.js';
+import { SWEEP, curveOf } from '../app/sweep.js';
 import { createChartTable } from './chart_table.js';
 import { setText, setHidden, setAttr } from './dom.js';
 import { readoutPlugin, readoutLines, nearestIndex } from './readout.js';
@@ -62,7 +62,7 @@ function paint(ctx, copy) {
   ctx.restore();
 }
 
-// The x-ranges where the flags are true, edges halfway (in log) between points.
+// The x-ranges where the flags are true (or 1), edges halfway (in log) between points.
 export function trueRanges(scales, flags) {
   const ranges = [];
   const last = scales.length - 1;
@@ -290,16 +290,13 @@ const tickLabel = (every) => (value) => {
   return exp % every === 0 ? powerOfTen(exp) : '';
 };
 
-// Points for one sweep series; y is floored, the true value kept for the readout.
-function points(scales, series) {
-  return scales.map((s, i) => {
-    const v = series[i]?.cosine_distance;
-    return {
-      x: s,
-      y: v === null || v === undefined ? null : Math.max(v, FLOOR),
-      value: v,
-      allclose: series[i]?.allclose,
-    };
+// Points for one curve of a packed sweep (app/sweep.js's curveOf); y is
+// floored, the true value kept for the readout (null where the core has no
+// finite distance).
+function points(scales, curve) {
+  return Array.from(scales, (s, i) => {
+    const v = Number.isNaN(curve.cosine[i]) ? null : curve.cosine[i];
+    return { x: s, y: v === null ? null : Math.max(v, FLOOR), value: v, allclose: curve.close[i] === 1 };
   });
 }
 
@@ -499,9 +496,10 @@ export function createPlot(figure, { maxScale }) {
       drawn = { sweep: sweep ?? drawn.sweep, key };
       w.label = word;
       if (sweep) {
-        w.data = paired ? points(sweep.scales, sweep.pairs[sel]) : [];
-        m.data = points(sweep.scales, sweep.mean);
-        shade.ranges = paired ? trueRanges(sweep.scales, sweep.pairs[sel].map((p) => p.allclose)) : [];
+        const curve = paired ? curveOf(sweep, 1 + sel) : null;
+        w.data = curve ? points(sweep.scales, curve) : [];
+        m.data = points(sweep.scales, curveOf(sweep, 0));
+        shade.ranges = curve ? trueRanges(sweep.scales, curve.close) : [];
       }
       shade.thresholds = thresholds;
       // A readout stays with the pointer: a new sweep may have other points
