@@ -34,7 +34,8 @@ export const SLOWER = 4;
 // slowed by the same factor: before each message it sends, it spins for
 // (rate - 1) times the time it has been busy since its last one (its start,
 // or the request it took up when idle).
-const SWEEP_WORKER = readFileSync(`${SITE}/sweep_worker.js`, 'utf8');
+// (SITE_DIR: another build's, to compare two builds of the page)
+const SWEEP_WORKER = readFileSync(`${process.env.SITE_DIR || SITE}/sweep_worker.js`, 'utf8');
 export const slowedWorker = (rate) => `{
   const post = self.postMessage.bind(self);
   let busySince = performance.now(), open = 0;
