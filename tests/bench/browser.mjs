@@ -34,7 +34,7 @@ export const SLOWER = 4;
 // slowed by the same factor: before each message it sends, it spins for
 // (rate - 1) times the time it has been busy since its last one (its start,
 // or the request it took up when idle).
-// (SITE_DIR: another build's, to compare two builds of the page)
+// (SITE_DIR: another build of the site to time, with its own worker)
 const SWEEP_WORKER = readFileSync(`${process.env.SITE_DIR || SITE}/sweep_worker.js`, 'utf8');
 export const slowedWorker = (rate) => `{
   const post = self.postMessage.bind(self);
@@ -308,7 +308,7 @@ export async function everyScheme(context, origin, { quick = false, throttles = 
 }
 
 export async function browserBench({ quick = false } = {}) {
-  const { server, origin } = await serveDir(SITE);
+  const { server, origin } = await serveDir(process.env.SITE_DIR || SITE);
   const browser = await launch();
   try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -454,7 +454,7 @@ export function browserMarkdown({ rows, schemes, first, painted, staticPage, bla
 
 if (process.argv[1] === new URL(import.meta.url).pathname && process.argv.includes('--schemes')) {
   // only the every-scheme rows: node tests/bench/browser.mjs --schemes [--quick] [--b]
-  const { server, origin } = await serveDir(SITE);
+  const { server, origin } = await serveDir(process.env.SITE_DIR || SITE);
   const browser = await launch();
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const workloads = process.argv.includes('--b') ? WORKLOADS.slice(0, 1) : WORKLOADS;
@@ -464,7 +464,7 @@ if (process.argv[1] === new URL(import.meta.url).pathname && process.argv.includ
   server.close();
 } else if (process.argv[1] === new URL(import.meta.url).pathname && process.argv.includes('--transformer')) {
   // only the transformer's rows: node tests/bench/browser.mjs --transformer [--quick]
-  const { server, origin } = await serveDir(SITE);
+  const { server, origin } = await serveDir(process.env.SITE_DIR || SITE);
   const browser = await launch();
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const rows = await transformerBench(context, origin, { quick: process.argv.includes('--quick') });
