@@ -40,24 +40,17 @@ export function thresholdFor(lab, config, sweep, pair) {
   return lab.threshold(config, pair, searchAround(at, s.scales, thresholdRange(lab.options.limits)));
 }
 
-// One sweep from the parts that labs sharing it computed (lab.shareSweep:
-// part k holds the points t with t % parts.length === k), packed when the
-// parts are.
+// One packed sweep from the packed parts that labs sharing it computed
+// (lab.shareSweep: part k holds the points t with t % parts.length === k).
 export function mergeShares(parts) {
-  if (parts[0].packed) {
-    const { scales, empty } = parts[0], count = scales.length;
-    const cosine = new Float64Array(parts[0].cosine.length), close = new Uint8Array(parts[0].close.length);
-    const merged = Float64Array.from(scales, (_, t) => parts[t % parts.length].scales[t]);
-    for (let i = 0; i < cosine.length; i++) {
-      const part = parts[(i % count) % parts.length];
-      cosine[i] = part.cosine[i];
-      close[i] = part.close[i];
-    }
-    return { packed: true, scales: merged, cosine, close, empty };
+  const { scales, empty } = parts[0], count = scales.length;
+  const cosine = new Float64Array(parts[0].cosine.length), close = new Uint8Array(parts[0].close.length);
+  for (let i = 0; i < cosine.length; i++) {
+    const part = parts[(i % count) % parts.length];
+    cosine[i] = part.cosine[i];
+    close[i] = part.close[i];
   }
-  const pick = (rows) => rows[0].map((_, t) => rows[t % rows.length][t]);
-  return { scales: pick(parts.map((p) => p.scales)), mean: pick(parts.map((p) => p.mean)),
-    pairs: parts[0].pairs.map((_, i) => pick(parts.map((p) => p.pairs[i]))) };
+  return { packed: true, scales: Float64Array.from(scales, (_, t) => parts[t % parts.length].scales[t]), cosine, close, empty };
 }
 
 // A sweep as typed arrays, the page's and its workers' form throughout
