@@ -165,9 +165,9 @@ test('the loader opens a model once, gives it back when the state leaves it, and
 test('the page\'s model runs a checkpoint: verdicts, keys per model, the chart in slices with runs between them', async () => {
   const { Model } = await import(`${ROOT}web/app/model.js`);
   const { CheckpointModels, STEP_SLICE_MS } = await import(`${ROOT}web/app/checkpoint_model.js`);
-  const { SWEEP, COARSE_SWEEP, thresholdFor, unpackSweep } = await import(`${ROOT}web/app/sweep.js`);
+  const { SWEEP, COARSE_SWEEP, thresholdFor } = await import(`${ROOT}web/app/sweep.js`);
   const model = new Model(lab, form);
-  model.ck = new CheckpointModels(model, { SWEEP, COARSE_SWEEP, thresholdFor, unpackSweep }, { base: BASE });
+  model.ck = new CheckpointModels(model, { SWEEP, COARSE_SWEEP, thresholdFor }, { base: BASE });
   model.ckLoading = Promise.resolve(model.ck);
   const A = 'dog bites man . who bites ?';
   const B = 'man bites dog . who bites ?';
@@ -229,9 +229,9 @@ test('the page\'s model runs a checkpoint: verdicts, keys per model, the chart i
 test('without positions, a checkpoint\'s verdicts at any magnitude come from one run, equal to the lab\'s at each', async () => {
   const { Model } = await import(`${ROOT}web/app/model.js`);
   const { CheckpointModels } = await import(`${ROOT}web/app/checkpoint_model.js`);
-  const { SWEEP, COARSE_SWEEP, thresholdFor, unpackSweep } = await import(`${ROOT}web/app/sweep.js`);
+  const { SWEEP, COARSE_SWEEP, thresholdFor } = await import(`${ROOT}web/app/sweep.js`);
   const model = new Model(lab, form);
-  model.ck = new CheckpointModels(model, { SWEEP, COARSE_SWEEP, thresholdFor, unpackSweep }, { base: BASE });
+  model.ck = new CheckpointModels(model, { SWEEP, COARSE_SWEEP, thresholdFor }, { base: BASE });
   model.ckLoading = Promise.resolve(model.ck);
   for (const name of ['nope', 'bag', 'gpt']) {
     const state = { ...form.withModel(form.defaultState(), name), a: 'dog bites man . who bites ?', b: 'man bites dog . who bites ?', positions: false };

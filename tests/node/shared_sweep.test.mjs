@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const { createLab } = await import(`${ROOT}build/site/poslab.js`);
-const { mergeShares, sweepJob, thresholdFor, packSweep, SWEEP } = await import(`${ROOT}web/app/sweep.js`);
+const { mergeShares, sweepJob, thresholdFor, unpackSweep, SWEEP } = await import(`${ROOT}web/app/sweep.js`);
 const { shareSweeps } = await import(`${ROOT}web/browser/sweeper.js`);
 
 const whole = await createLab();
@@ -28,7 +28,7 @@ test('shares of a sweep, merged, are one lab\'s sweep to the bit', () => {
     for (const n of [2, 3]) {
       const got = parts.slice(0, n).map((lab, k) => { lab.shareSweep(k, n); return lab.run({ ...config, packed: true }).sweep; });
       assert.deepEqual(mergeShares(got), want, `${config.scheme}, ${n} shares`);
-      assert.deepEqual(want, packSweep(whole.run(config).sweep), `${config.scheme}: packed, as packSweep packs lab.run's objects`);
+      assert.deepEqual(unpackSweep(want), whole.run(config).sweep, `${config.scheme}: packed, the same numbers as lab.run's objects`);
       // each share computed its own points: the other share's differ
       if (config.scheme !== 'none' && n === 2) {
         assert.notDeepEqual(got[0].cosine, want.cosine, `${config.scheme}: share 0 alone is not the sweep`);
@@ -65,12 +65,13 @@ test('shareSweeps: one merged sweep for the page, the thresholds split between t
   const pairs = [1, 3, -1];
   const thresholds = await both.call({ config: plain, range: SWEEP, pairs, sweep: null, coarse: true }, (p) => partials.push(p));
   assert.deepEqual(partials.map((p) => Boolean(p.coarse)), [true, false], 'a coarse curve, then the sweep, each once');
-  assert.deepEqual(partials[1].sweep, packSweep(want), 'packed, as the page keeps it');
+  assert.ok(partials[1].sweep.packed, 'packed, as the page keeps it');
+  assert.deepEqual(unpackSweep(partials[1].sweep), want);
   assert.equal(partials[1].sweep.scales.length, SWEEP.count);
   assert.deepEqual(sweepers.map((s) => s.asked[0].share), [[0, 2], [1, 2]], 'each worker asked for its share');
   assert.deepEqual(sweepers.map((s) => s.asked[1].pairs), [[1, -1], [3]], 'the thresholds split');
   assert.deepEqual(thresholds.map(([pair]) => pair).sort(), [...pairs].sort(), 'every threshold asked for');
-  for (const [pair, value] of thresholds) assert.equal(value, thresholdFor(whole, plain, want, pair), `threshold of ${pair}`);
+  for (const [pair, value] of thresholds) assert.equal(value, thresholdFor(whole, plain, partials[1].sweep, pair), `threshold of ${pair}`);
   // without positions, and for thresholds alone, one worker does it all
   const none = { ...CONFIGS[0] };
   delete none.sweep;
@@ -102,34 +103,30 @@ test('shareSweeps with a pause: a newer request within it leaves the older one\'
   assert.deepEqual(await older, [], 'typed past within the pause: no thresholds for the older words');
   const got = await newer;
   assert.deepEqual(got.map(([pair]) => pair).sort(), [-1, 0], 'the newest request gets its thresholds after the pause');
-  const want = whole.run({ ...other, sweep: SWEEP }).sweep;
+  const want = whole.run({ ...other, sweep: SWEEP, packed: true }).sweep;
   for (const [pair, value] of got) assert.equal(value, thresholdFor(whole, other, want, pair), `threshold of ${pair}`);
   assert.deepEqual(asked(), [1, 1], 'the workers searched the newest words\' thresholds only');
   both.end();
 });
 
-test('a sweep packed for postMessage comes back as it was, nulls and words without a partner included', async () => {
-  const { unpackSweep } = await import(`${ROOT}web/app/sweep.js`);
+test('a packed sweep, posted, gives back lab.run\'s objects, nulls and words without a partner included', () => {
   // "cat" has no partner in B; without positions the distances are rounding, some exactly 0
-  const sweep = whole.run({ sentence_a: 'the cat bites the man', sentence_b: 'the man bites the dog', sweep: SWEEP }).sweep;
+  const config = { sentence_a: 'the cat bites the man', sentence_b: 'the man bites the dog', sweep: SWEEP };
+  const sweep = whole.run(config).sweep;
   assert.deepEqual(sweep.pairs[1], [], 'the test has a word with no partner');
-  const packedByLab = whole.run({ sentence_a: 'the cat bites the man', sentence_b: 'the man bites the dog', sweep: SWEEP, packed: true }).sweep;
-  assert.deepEqual(packedByLab, packSweep(sweep), 'lab.run\'s packed sweep is packSweep\'s');
-  assert.deepEqual(packedByLab.empty, [false, false, true, false, false, false]);
-  const withNull = { ...sweep, mean: sweep.mean.map((p, t) => (t === 3 ? { ...p, cosine_distance: null } : p)) };
-  for (const s of [sweep, withNull]) {
-    const packed = structuredClone(packSweep(s));
-    assert.ok(packed.cosine instanceof Float64Array && packed.close instanceof Uint8Array);
-    assert.deepEqual(unpackSweep(packed), s);
-  }
-  assert.equal(unpackSweep(sweep), sweep, 'an unpacked sweep passes through');
-  assert.equal(packSweep(null), null);
+  const packed = structuredClone(whole.run({ ...config, packed: true }).sweep);
+  assert.ok(packed.cosine instanceof Float64Array && packed.close instanceof Uint8Array);
+  assert.deepEqual(packed.empty, [false, false, true, false, false, false]);
+  assert.deepEqual(unpackSweep(packed), sweep);
+  // a distance that is not finite is NaN packed, null as the CLI writes it
+  packed.cosine[3] = NaN;
+  assert.deepEqual(unpackSweep(packed).mean[3], { ...sweep.mean[3], cosine_distance: null });
 });
 
 test('a sweep worker leaves out the thresholds not yet computed once a newer request has come', async () => {
   const { sweep: _s, ...config } = CONFIGS[1];
   const request = { config, range: SWEEP, pairs: [0, 2, -1], sweep: null, coarse: false };
-  const sweep = whole.run(CONFIGS[1]).sweep;
+  const sweep = whole.run({ ...CONFIGS[1], packed: true }).sweep;
   const want = [0, 2, -1].map((pair) => [pair, thresholdFor(whole, config, sweep, pair)]);
   let reads = 0;
   const between = async () => { reads += 1; };
@@ -155,7 +152,7 @@ test('the model reports a request as sweeping until its sweep is in, not while i
   const state = { ...form.defaultState(), a: 'the dog bites the man', b: 'the man bites the dog', positions: true };
   let sendSweep, finish;
   const call = (request, onPartial) => {
-    sendSweep = () => onPartial({ sweep: packSweep(whole.run({ ...request.config, sweep: request.range }).sweep), ms: 2 });
+    sendSweep = () => onPartial({ sweep: whole.run({ ...request.config, sweep: request.range, packed: true }).sweep, ms: 2 });
     return new Promise((resolve) => { finish = resolve; });
   };
   assert.equal(model.offThreadSweeping(), false, 'nothing asked yet');

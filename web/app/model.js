@@ -2,7 +2,7 @@
 // into the lab's config, runs the verdict on every change and the sweep only
 // when something other than the magnitude changed (both cached).
 import { MAX_SENTENCE_CHARS, NUL_PROBLEM, wordsOf, isCheckpointModel } from './state.js';
-import { SWEEP, COARSE_SWEEP, thresholdFor, packSweep, unpackSweep } from './sweep.js';
+import { SWEEP, COARSE_SWEEP, thresholdFor, unpackSweep } from './sweep.js';
 
 // The ranges and the threshold search live in sweep.js, which the sweep
 // worker shares.
@@ -481,9 +481,9 @@ export class Model {
     const options = yields ? { latestOnly: true, yields: true, group: key } : undefined;
     request.promise = call({ config: this.configOf(state), range: SWEEP, pairs, sweep, coarse }, (partial) => {
       if (partial.coarse) {
-        this.coarse.set(key, packSweep(partial.sweep));
+        this.coarse.set(key, partial.sweep);
       } else {
-        this.sweeps.set(key, packSweep(partial.sweep));
+        this.sweeps.set(key, partial.sweep);
         this.learnChart(state, partial.ms, SWEEP.count, true, partial.threadMs);
         this.swept.worker += 1;
       }

@@ -30,14 +30,12 @@ function searchAround(first, scales, range) {
 }
 
 // The threshold of pair `pair` (-1: the sentence mean) given the state's
-// sweep (packed, or as lab.run gives it); null for a word with no partner
-// in B.
+// sweep (packed); null for a word with no partner in B.
 export function thresholdFor(lab, config, sweep, pair) {
-  const s = packSweep(sweep);
-  const r = pair + 1, count = s.scales.length;
-  if (!(r < s.empty.length) || s.empty[r] || count === 0) return null;
-  const at = s.close.subarray(r * count, (r + 1) * count).indexOf(0);
-  return lab.threshold(config, pair, searchAround(at, s.scales, thresholdRange(lab.options.limits)));
+  const r = pair + 1, count = sweep.scales.length;
+  if (!(r < sweep.empty.length) || sweep.empty[r] || count === 0) return null;
+  const at = sweep.close.subarray(r * count, (r + 1) * count).indexOf(0);
+  return lab.threshold(config, pair, searchAround(at, sweep.scales, thresholdRange(lab.options.limits)));
 }
 
 // One packed sweep from the packed parts that labs sharing it computed
@@ -59,29 +57,16 @@ export function mergeShares(parts) {
 // collection, and whose structured clone cost the page's thread about a
 // millisecond per message. Row 0 is the mean, row 1 + i pair i; `empty`
 // marks a word with no partner (its row is NaN); a non-finite distance is
-// NaN. packSweep packs a sweep as lab.run gives it without `packed` (and
-// passes a packed one through); unpackSweep gives that object back.
-export function packSweep(sweep) {
-  if (!sweep || sweep.packed) return sweep;
-  const count = sweep.scales.length, rows = [sweep.mean, ...sweep.pairs];
-  const cosine = new Float64Array(rows.length * count).fill(NaN), close = new Uint8Array(rows.length * count);
-  rows.forEach((row, r) => row.forEach((p, t) => {
-    cosine[r * count + t] = p.cosine_distance ?? NaN;
-    close[r * count + t] = p.allclose ? 1 : 0;
-  }));
-  return { packed: true, scales: Float64Array.from(sweep.scales), cosine, close, empty: rows.map((row) => !row.length) };
-}
-
-// Curve r of a packed sweep (0: the mean, 1 + k: pairs[k]) as views, or
-// null for a word with no partner.
+// NaN. curveOf gives curve r of one (0: the mean, 1 + k: pairs[k]) as
+// views, or null for a word with no partner.
 export function curveOf(sweep, r) {
   if (sweep.empty[r]) return null;
   const count = sweep.scales.length;
   return { cosine: sweep.cosine.subarray(r * count, (r + 1) * count), close: sweep.close.subarray(r * count, (r + 1) * count) };
 }
 
+// The CLI's shape of a packed sweep (for the downloads).
 export function unpackSweep(sweep) {
-  if (!sweep?.packed) return sweep;
   const { scales, cosine, close, empty } = sweep, count = scales.length;
   const row = (r) => (empty[r] ? [] : Array.from({ length: count }, (_, t) => {
     const c = cosine[r * count + t];
@@ -114,7 +99,7 @@ export async function sweepJob({ config, range, pairs, coarse, sweep: given, sha
       await between();
     }
   };
-  let sweep = packSweep(given);
+  let sweep = given;
   if (!sweep && coarse) {
     const t0 = performance.now();
     partial({ sweep: await sweepOf(COARSE_SWEEP), ms: performance.now() - t0, coarse: true });

@@ -33,7 +33,7 @@
 // WebAssembly memory never shrinks: a worker whose core grew (a large
 // transformer's weights) gives its memory back only when it is ended
 // (end()); copies() lists the copies running, for memory_report.js.
-import { mergeShares, packSweep } from '../app/sweep.js';
+import { mergeShares } from '../app/sweep.js';
 
 // The page's side. `url`: the worker's script. With `spare`, more copies
 // are started beside it and kept ready, so that restart() can drop a
@@ -198,13 +198,13 @@ export function shareSweeps(first, { more = null, extras = 0, idleMs = 10000, pa
       const these = got[part.coarse ? 'coarse' : 'sweep'];
       these[k] = part;
       if (these.filter(Boolean).length < n) return;
-      const merged = mergeShares(these.map((p) => packSweep(p.sweep)));
+      const merged = mergeShares(these.map((p) => p.sweep));
       if (!part.coarse) sweep = merged;
       onPartial({ ...part, sweep: merged, ms: Math.max(...these.map((p) => p.ms)), threadMs: these.reduce((sum, p) => sum + p.ms, 0) });
     }, options));
     const paused = () => new Promise((resolve) => { setTimeout(resolve, pauseMs); });
     return done(Promise.all(shares).then(() => (pauseMs > 0 ? paused() : null)).then(() => (mine < calls ? [] :
-      Promise.all(all.map((s, k) => s.call({ ...request, sweep: packSweep(sweep), coarse: false,
+      Promise.all(all.map((s, k) => s.call({ ...request, sweep, coarse: false,
         pairs: request.pairs.filter((_, i) => i % n === k) }, undefined, options))))).then((parts) => parts.flat()));
   }
   const each = () => [first, ...others];
