@@ -102,7 +102,7 @@ function measure(page, count, curves) {
 }
 
 export async function checkpointPageBench({ quick = false } = {}) {
-  const { server, origin } = await serveDir(SITE);
+  const { server, origin } = await serveDir(process.env.SITE_DIR || SITE);
   const browser = await launch();
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const rows = [];

@@ -194,10 +194,27 @@ test('another same-words pair is True again with positions off', async () => {
   // The word menu follows sentence A as it grows and shrinks.
   const options = () => page.$$eval('#plot-word option', (o) => o.map((x) => `${x.value}:${x.textContent}`));
   assert.deepEqual(await options(), ['0:1. 🐶', '1:2. bites', '2:3. 男の人']);
+  // So does the verdict table, leaving the rows it keeps where they are
+  // (put back all at once, each was laid out again: 20 ms a keystroke
+  // under 2x throttling): what it took out, counted by an observer.
+  const watchRows = () => page.evaluate(() => {
+    window.rowsOut = [];
+    window.rowsObserver?.disconnect();
+    window.rowsObserver = new MutationObserver((records) => {
+      for (const r of records) window.rowsOut.push(...[...r.removedNodes].map((n) => n.querySelector('.w')?.textContent));
+    });
+    window.rowsObserver.observe(document.getElementById('verdict-rows'), { childList: true });
+  });
+  await watchRows();
   await type(page, '#sentence-a', 'a b c d e');
   assert.deepEqual(await options(), ['0:1. a', '1:2. b', '2:3. c', '3:4. d', '4:5. e']);
+  assert.deepEqual((await table(page)).map((r) => r.word), ['a', 'b', 'c', 'd', 'e', 'sentence mean']);
+  assert.deepEqual(await page.evaluate(() => window.rowsOut), [], 'two rows added, none taken out');
+  await watchRows();
   await type(page, '#sentence-a', 'z b');
   assert.deepEqual(await options(), ['0:1. z', '1:2. b']);
+  assert.deepEqual((await table(page)).map((r) => r.word), ['z', 'b', 'sentence mean']);
+  assert.deepEqual(await page.evaluate(() => window.rowsOut), ['e', 'd', 'c'], 'only the three rows no longer wanted taken out');
   assert.equal(await page.inputValue('#plot-word'), '1');
   await done();
 });
