@@ -10,7 +10,8 @@ import { readFileSync } from 'node:fs';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const { openCheckpoint } = await import(`${root}build/site/poslab.js`);
+const SITE = process.env.SITE_DIR ?? `${root}build/site`;
+const { openCheckpoint } = await import(`${SITE}/poslab.js`);
 const [dir, repsText, ...sentences] = process.argv.slice(2);
 const reps = Number(repsText);
 
