@@ -25,7 +25,7 @@ lines.push(`| native (fread, 1 MB chunks) | ${fmt(native.load_seconds)} | ${fmt(
 lines.push(`| WebAssembly under Node (streamed, 1 MB chunks) | ${fmt(wasm.load_seconds)} | ${fmt(file / MB / wasm.load_seconds)} | ${fmt(wasm.load_wall_seconds)} | ` +
   `${fmt(wasm.peak_rss / MB, 4)} MB (Node itself ${fmt(wasm.rss_before / MB, 3)} MB) | ${fmt(wasm.peak_rss / file)} |`);
 lines.push('', `The weights take ${fmt(wasm.bytes_needed / MB, 4)} MB as float32 (GPT-2's mask buffers are skipped).`, '');
-lines.push('| one run, both sentences | native s | GFLOP/s | WebAssembly s | GFLOP/s | wasm / native | NumPy DGEMM s (same products) | GFLOP/s | native speed / DGEMM's | NumPy reference s |',
+lines.push('| one run, both sentences | native s | GFLOP/s | WebAssembly s | GFLOP/s | wasm / native | NumPy DGEMM s (same products) | GFLOP/s | native speed / DGEMM\'s | NumPy reference s |',
   '|---|---|---|---|---|---|---|---|---|---|');
 native.runs.forEach((r, k) => {
   const w = wasm.runs[k], p = numpy.runs[k];
