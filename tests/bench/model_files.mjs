@@ -111,7 +111,7 @@ const FAST_STEPS = async () => {
 
 export async function modelFilesBench({ reps = 3 } = {}) {
   const folder = checkpoint('gpt2-small');
-  const { server, origin } = await serveDir(SITE);
+  const { server, origin } = await serveDir(process.env.SITE_DIR || SITE);
   const browser = await launch();
   const runs = [];
   try {

@@ -221,6 +221,55 @@ test('the page\'s model runs a checkpoint: verdicts, keys per model, the chart i
   model.ck.loader.release();
 });
 
+// A checkpoint's chart and its verdicts' runs in steps share the page's
+// thread. The verdicts go first: while a run is on its way the chart's
+// slices wait, so that the figures a student is looking at come back in
+// the run's own time (slice for slice with the chart, a run on GPT-2 small
+// at 3 tokens took 500-800 ms for about 200 ms of its work).
+test('while the verdicts\' run in steps is on its way, the chart takes no step; then it goes on to the same sweep', async () => {
+  const { Model } = await import(`${ROOT}web/app/model.js`);
+  const { CheckpointModels, STEP_SLICE_MS } = await import(`${ROOT}web/app/checkpoint_model.js`);
+  const { SWEEP, COARSE_SWEEP, thresholdFor } = await import(`${ROOT}web/app/sweep.js`);
+  const model = new Model(lab, form);
+  model.ck = new CheckpointModels(model, { SWEEP, COARSE_SWEEP, thresholdFor }, { base: BASE });
+  model.ckLoading = Promise.resolve(model.ck);
+  const gpt = { ...form.withModel(form.defaultState(), 'gpt'), a: 'dog bites man . who bites ?', b: 'man bites dog . who bites ?' };
+  assert.equal(await model.ck.read(gpt), true);
+  const ck = model.checkpointReady(gpt);
+  const config = model.configOf(gpt);
+  // Steps made slow (a third of a slice each), so that both span slices,
+  // and logged in the order they are taken.
+  const log = [];
+  for (const [target, what] of [[model.lab, 'chart'], [ck.lab, 'verdicts']]) {
+    const runSteps = target.runSteps.bind(target);
+    target.runSteps = function* (c) {
+      const steps = runSteps(c);
+      for (;;) {
+        const until = performance.now() + STEP_SLICE_MS / 3;
+        while (performance.now() < until);
+        const step = steps.next();
+        if (step.done) return step.value;
+        log.push(what);
+        yield;
+      }
+    };
+  }
+  model.ck.latest = () => gpt;
+  const chart = model.chartDataOffThread(gpt, model.ck.runner.call);
+  while (log.length < 6) await new Promise((resolve) => { setTimeout(resolve, 0); });
+  const from = log.length;
+  const { result } = await model.ck.runs.call({ run: config });
+  const done = log.length;
+  await chart;
+  const during = log.slice(from, done);
+  assert.ok(during.filter((x) => x === 'verdicts').length > 6, `the run took ${during.length} steps`);
+  assert.deepEqual(during.filter((x) => x === 'chart'), [], `steps while the verdicts were on their way: ${during.join(' ')}`);
+  assert.ok(log.slice(done).includes('chart'), 'then the chart went on');
+  assert.deepEqual(result, lab.run(config), 'the verdicts are the lab\'s');
+  assert.deepEqual(model.cachedSweep(gpt), lab.run({ ...config, sweep: SWEEP, packed: true }).sweep, 'and the sweep');
+  model.ck.loader.release();
+});
+
 // Without positions the core adds no table, so the magnitude changes no
 // number but the config's echo of it: the page's model runs such a state
 // once, at magnitude 1, and answers every other magnitude from that run
