@@ -158,17 +158,25 @@ test('the loader opens a model once, gives it back when the state leaves it, and
 });
 
 // The page's model (web/app/model.js) with its checkpoints' part
+// (web/app/checkpoint_model.js) loaded, as the page has it once a
+// checkpoint model was chosen.
+const { Model } = await import(`${ROOT}web/app/model.js`);
+const { CheckpointModels, STEP_SLICE_MS } = await import(`${ROOT}web/app/checkpoint_model.js`);
+const { SWEEP, COARSE_SWEEP, thresholdFor } = await import(`${ROOT}web/app/sweep.js`);
+function pageModel() {
+  const model = new Model(lab, form);
+  model.ck = new CheckpointModels(model, { SWEEP, COARSE_SWEEP, thresholdFor }, { base: BASE });
+  model.ckLoading = Promise.resolve(model.ck);
+  return model;
+}
+
+// The page's model (web/app/model.js) with its checkpoints' part
 // (web/app/checkpoint_model.js): the same verdicts as the lab, results of
 // two models with the same config kept apart, and the chart computed in
 // slices equal to the lab's sweep and thresholds, with the verdicts' runs
 // in between leaving the stepped sweep be.
 test('the page\'s model runs a checkpoint: verdicts, keys per model, the chart in slices with runs between them', async () => {
-  const { Model } = await import(`${ROOT}web/app/model.js`);
-  const { CheckpointModels, STEP_SLICE_MS } = await import(`${ROOT}web/app/checkpoint_model.js`);
-  const { SWEEP, COARSE_SWEEP, thresholdFor } = await import(`${ROOT}web/app/sweep.js`);
-  const model = new Model(lab, form);
-  model.ck = new CheckpointModels(model, { SWEEP, COARSE_SWEEP, thresholdFor }, { base: BASE });
-  model.ckLoading = Promise.resolve(model.ck);
+  const model = pageModel();
   const A = 'dog bites man . who bites ?';
   const B = 'man bites dog . who bites ?';
   const gpt = { ...form.withModel(form.defaultState(), 'gpt'), a: A, b: B };
@@ -227,12 +235,7 @@ test('the page\'s model runs a checkpoint: verdicts, keys per model, the chart i
 // the run's own time (slice for slice with the chart, a run on GPT-2 small
 // at 3 tokens took 500-800 ms for about 200 ms of its work).
 test('while the verdicts\' run in steps is on its way, the chart takes no step; then it goes on to the same sweep', async () => {
-  const { Model } = await import(`${ROOT}web/app/model.js`);
-  const { CheckpointModels, STEP_SLICE_MS } = await import(`${ROOT}web/app/checkpoint_model.js`);
-  const { SWEEP, COARSE_SWEEP, thresholdFor } = await import(`${ROOT}web/app/sweep.js`);
-  const model = new Model(lab, form);
-  model.ck = new CheckpointModels(model, { SWEEP, COARSE_SWEEP, thresholdFor }, { base: BASE });
-  model.ckLoading = Promise.resolve(model.ck);
+  const model = pageModel();
   const gpt = { ...form.withModel(form.defaultState(), 'gpt'), a: 'dog bites man . who bites ?', b: 'man bites dog . who bites ?' };
   assert.equal(await model.ck.read(gpt), true);
   const ck = model.checkpointReady(gpt);
@@ -276,12 +279,7 @@ test('while the verdicts\' run in steps is on its way, the chart takes no step; 
 // (a slider step on nope or bag as trained then runs nothing). Every
 // field equals the lab's own run at that magnitude.
 test('without positions, a checkpoint\'s verdicts at any magnitude come from one run, equal to the lab\'s at each', async () => {
-  const { Model } = await import(`${ROOT}web/app/model.js`);
-  const { CheckpointModels } = await import(`${ROOT}web/app/checkpoint_model.js`);
-  const { SWEEP, COARSE_SWEEP, thresholdFor } = await import(`${ROOT}web/app/sweep.js`);
-  const model = new Model(lab, form);
-  model.ck = new CheckpointModels(model, { SWEEP, COARSE_SWEEP, thresholdFor }, { base: BASE });
-  model.ckLoading = Promise.resolve(model.ck);
+  const model = pageModel();
   for (const name of ['nope', 'bag', 'gpt']) {
     const state = { ...form.withModel(form.defaultState(), name), a: 'dog bites man . who bites ?', b: 'man bites dog . who bites ?', positions: false };
     assert.equal(await model.ck.read(state), true);
