@@ -185,6 +185,10 @@ function placeModelBlock() {
 }
 
 async function start() {
+  // The core compiles on the browser's other threads while this one sets
+  // the page out.
+  const core = createLab();
+  core.catch(() => {}); // (reported below, once awaited)
   const view = readView(window.location.search);
   applyView(view);
   placeModelBlock();
@@ -192,7 +196,7 @@ async function start() {
   if (view.embed) import('./browser/frame_height.js').then((m) => m.reportHeight()).catch(() => {});
   let lab;
   try {
-    lab = await createLab();
+    lab = await core;
   } catch (e) {
     showFailure(document, SINGLE_FILE ? 'The lab could not start'
       : 'The lab could not start (serve this folder over HTTP, e.g. with make serve)', e);
@@ -200,9 +204,6 @@ async function start() {
   }
   const form = createStateForm(lab.options, { tourSteps: TOUR_STEPS });
   const model = new Model(lab, form);
-  // This device's speed, before the first verdict (a millisecond or two on a
-  // current laptop; the lab's next run then prepares the page's own words).
-  model.calibrate();
   let settled = false; // recalibrated (for ?debug)
   // ?debug lets a test watch the size of the WebAssembly memory and the
   // heap's bytes in use (numbers; the heap itself stays inside poslab.js),
@@ -249,6 +250,11 @@ async function start() {
   page.render(store.get());
   const chartScript = view.hide.has('plot') ? null : import('./vendor/chart.min.js'); // defines window.Chart
   await afterPaint();
+  // This device's speed (a few milliseconds, the first calls' compiling
+  // included), before any sweep is placed on this thread or a worker; not
+  // before the first verdicts, which it held back (a transformer's first
+  // run has it done on demand: Model.runMsPerWork).
+  if (!model.calibration) model.calibrate();
   let plot = null;
   page.attach({
     panels: {

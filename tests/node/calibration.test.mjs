@@ -32,6 +32,16 @@ test('before calibrating, nothing is known: the sweeps go to the worker', () => 
   assert.equal(model.chartDataIsQuick(B), false);
 });
 
+test('a transformer opened before the calibration is placed by this device\'s speed: the model calibrates first', () => {
+  // (the page calibrates after its first verdicts; a link to the
+  // transformer asks where its first run goes before that)
+  const busy = (ms) => { const end = performance.now() + ms; while (performance.now() < end); };
+  const model = new Model({ ...lab, run: (config) => { busy(5); return lab.run(config); }, options: lab.options }, form);
+  assert.equal(model.calibration, undefined);
+  assert.equal(model.runIsQuick(D), false, 'on a device this slow a (d)-sized run goes to the worker');
+  assert.ok(model.calibration.slower > 5, `calibrated on demand: ${model.calibration.slower} times slower`);
+});
+
 test('a slow device: every sweep and transformer run leaves the page\'s thread', () => {
   const { model, now } = deviceTaking(400);
   const figures = model.calibrate(now);

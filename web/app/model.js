@@ -210,7 +210,7 @@ export class Model {
   // a core like this one); null if unknown. On this thread, what the last
   // sweep of the same kind measured, else the calibrated figure.
   chartMsPerWork(state, inWorker = false) {
-    if (isTransformer(state)) return this.msPerChartRunWork ?? this.msPerRunWork ?? PRIOR_MS_PER_RUN_WORK;
+    if (isTransformer(state)) return this.msPerChartRunWork ?? this.runMsPerWork();
     if (inWorker) return this.workerMsPerWork ?? this.msPerWork;
     return this.kinds.get(kindOf(state)) ?? this.msPerWork;
   }
@@ -272,6 +272,16 @@ export class Model {
     return this.calibration;
   }
 
+  // What a multiply-add of the transformer costs on this thread. The page
+  // calibrates after its first verdicts are painted, so a link that opens
+  // on the transformer has it calibrated here, before its first run is
+  // placed: what was a few milliseconds on a fast device blocked a slow
+  // one's first render for four times as long.
+  runMsPerWork() {
+    if (this.msPerRunWork === null && this.calibration === undefined) this.calibrate();
+    return this.msPerRunWork ?? PRIOR_MS_PER_RUN_WORK;
+  }
+
   // calibrate() once more when the page has settled, the sweep timed three
   // times in three tasks (`pause` between them: at 20x throttling each is
   // 20 ms). At start it times code the browser has only just compiled, in
@@ -322,7 +332,7 @@ export class Model {
   // head, and for a checkpoint once it is open; for the transformer, when its run should fit in QUICK_RUN_MS.
   runIsQuick(state) {
     if (isCheckpoint(state)) return Boolean(this.checkpointReady(state)) && this.ck.runIsQuick(state); // else in steps here
-    return !isTransformer(state) || (this.msPerRunWork ?? PRIOR_MS_PER_RUN_WORK) * runWork(state) <= QUICK_RUN_MS;
+    return !isTransformer(state) || this.runMsPerWork() * runWork(state) <= QUICK_RUN_MS;
   }
 
   // The cached result for the state (with the outputs and attention
