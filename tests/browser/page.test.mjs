@@ -84,7 +84,9 @@ test('opens with positions off, and "man" is the same vector in both sentences',
   // The verdicts are announced politely; the chart explains why it is flat.
   assert.equal(await page.getAttribute('#verdict-status', 'aria-live'), 'polite');
   assert.ok(await page.isVisible('.chart-overlay'));
-  assert.match(await page.textContent('.chart-overlay'), /Positional information is off/);
+  assert.match(await page.textContent('.chart-overlay'), /Positional information is off: every magnitude gives identical outputs, so the lines lie flat at rounding level/);
+  const meanCurve = () => page.evaluate(() => window.Chart.getChart(document.querySelector('#plot canvas')).data.datasets[1].data.map((p) => p.value));
+  assert.ok((await meanCurve()).every((v) => Math.abs(v) < 1e-12), 'the mean\'s curve lies at rounding level');
   // No inline script or style: the CSP meta tag is there and nothing broke it.
   assert.match(await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content'), /script-src 'self' 'wasm-unsafe-eval'/);
   const html = await (await fetch(`${site.origin}/index.html`)).text();
@@ -95,6 +97,13 @@ test('opens with positions off, and "man" is the same vector in both sentences',
   assert.equal((await rowOf(page, 'man')).allclose, 'False');
   assert.match(await page.innerText('#causal-hint'), /GPT-style decoders can partly work out positions/);
   assert.match(await page.textContent('.chart-overlay'), /causal mask already makes the outputs differ/);
+  // Other words in B: flat too, but far from rounding level, and the chart says why.
+  await page.uncheck('#causal');
+  await page.fill('#sentence-b', 'man bites cat');
+  await settled(page);
+  const other = await meanCurve();
+  assert.ok(other.length > 100 && other.every((v) => v === other[0] && v > 1e-3), `flat and high: ${other[0]}`);
+  assert.match(await page.textContent('.chart-overlay'), /They sit high because sentence B is not a reordering of sentence A/);
   await done();
 });
 

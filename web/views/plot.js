@@ -539,11 +539,16 @@ export function createPlot(figure, { maxScale }) {
     // What the chart cannot say by itself.
     setHidden(overlay, state.positions);
     if (!state.positions) {
+      // Flat at rounding level only where nothing else tells the two
+      // sentences apart: the mask does, and so do words they do not share.
       setText(overlay.querySelector('.overlay-text'), state.causal
         ? 'Positional information is off, so the magnitude changes nothing and the lines are flat. ' +
           'They sit high because the causal mask already makes the outputs differ.'
-        : 'Positional information is off: every magnitude gives identical outputs, so the lines ' +
-          'lie flat at rounding level.');
+        : !result.permutation
+          ? 'Positional information is off, so the magnitude changes nothing and the lines are flat. ' +
+            'They sit high because sentence B is not a reordering of sentence A: its other words change the outputs.'
+          : 'Positional information is off: every magnitude gives identical outputs, so the lines ' +
+            'lie flat at rounding level.');
     }
     const parts = [];
     if (coarse && sweep) {
