@@ -80,6 +80,27 @@ test('on a phone a trained model\'s tokens and lesson come after the sentences a
   await page.waitForSelector('#lesson');
   const tops = await page.evaluate(() => ['#sentences', '#verdicts', '#lesson', '#checkpoint'].map((s) => document.querySelector(s).getBoundingClientRect().top));
   assert.deepEqual([...tops].sort((x, y) => x - y), tops, `tops ${tops.map(Math.round)}`);
+  // The lesson's table: each switch a small card inside the column, every
+  // figure with its column's name, the table's structure still read out.
+  await page.waitForSelector('#lesson tbody tr td');
+  const lesson = await page.evaluate(() => {
+    const section = document.querySelector('#lesson');
+    const cells = [...section.querySelectorAll('tbody td')];
+    const right = section.getBoundingClientRect().right;
+    return {
+      scrolls: section.scrollWidth - section.clientWidth,
+      outside: cells.filter((td) => td.getBoundingClientRect().right > right + 0.5).length,
+      labels: cells.map((td) => getComputedStyle(td, '::before').content),
+      headerShown: section.querySelector('thead').getBoundingClientRect().height > 1,
+    };
+  });
+  assert.equal(lesson.scrolls, 0, 'the lesson does not scroll sideways');
+  assert.equal(lesson.outside, 0, 'no figure is cut off at the right');
+  assert.deepEqual(lesson.labels.slice(0, 4), ['"tokens True: "', '"cosine similarity of the means: "', '"answer after A: "', '"answer after B: "']);
+  assert.equal(lesson.headerShown, false);
+  const snapshot = await page.locator('#lesson table').ariaSnapshot();
+  assert.match(snapshot, /columnheader "answer after B"/);
+  assert.match(snapshot, /rowheader "positions and mask off"/);
   await page.close();
 });
 

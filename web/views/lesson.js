@@ -125,24 +125,33 @@ export function createLesson(doc, { form, model }) {
   const said = (x) => `${x.word} ${probability(x.probability)}${x.right === null ? '' : x.right ? ' ✓' : ' ✗'}`;
   const cells = (f) => [`${f.same} of ${f.paired}`, sig(f.similarity), said(f.a), said(f.b)];
 
+  // Its roles are stated outright: in a narrow column the CSS sets each
+  // row out as a small card (later.css), and browsers drop a table's
+  // semantics along with its display.
+  const COLUMNS = ['switches', 'tokens True', 'cosine similarity of the means', 'answer after A', 'answer after B'];
+  const withRole = (node, role) => { node.setAttribute('role', role); return node; };
   function table(rows, state) {
-    const t = el('table', undefined, 'lesson-table');
-    const head = el('tr');
-    for (const h of ['switches', 'tokens True', 'cosine similarity of the means', 'answer after A', 'answer after B']) {
-      const th = el('th', h);
+    const t = withRole(el('table', undefined, 'lesson-table'), 'table');
+    const head = withRole(el('tr'), 'row');
+    for (const h of COLUMNS) {
+      const th = withRole(el('th', h), 'columnheader');
       th.scope = 'col';
       head.append(th);
     }
-    t.append(el('thead'), el('tbody'));
+    t.append(withRole(el('thead'), 'rowgroup'), withRole(el('tbody'), 'rowgroup'));
     t.tHead.append(head);
     const refs = rows.map((row) => {
-      const tr = el('tr');
+      const tr = withRole(el('tr'), 'row');
       const now = state.positions === row.changes.positions && state.causal === row.changes.causal;
-      const th = el('th');
+      const th = withRole(el('th'), 'rowheader');
       th.scope = 'row';
       const anchor = now ? null : link(row.label, { ...state, ...row.changes });
       th.append(anchor ?? el('span', `${row.label} (shown)`));
-      const tds = cells(row.facts).map((text) => el('td', text));
+      const tds = cells(row.facts).map((text, k) => {
+        const td = withRole(el('td', text), 'cell');
+        td.dataset.label = COLUMNS[k + 1];
+        return td;
+      });
       tr.append(th, ...tds);
       tr.dataset.key = row.key;
       t.tBodies[0].append(tr);
