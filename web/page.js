@@ -32,6 +32,9 @@ export const nextTask = () => new Promise((resolve) => { setTimeout(resolve, 0);
 // A checkpoint model (the models trained here, GPT-2) goes through the same
 // render as the others: the model opens it (the page says it is reading it
 // meanwhile), then computes its verdicts and chart on this thread.
+// A model as the status line names it ("the figures shown are still those of ...").
+const MODEL_NAMES = { head: 'the one attention head', transformer: 'the transformer blocks', gpt: 'gpt', nope: 'nope', bag: 'bag', gpt2: 'GPT-2' };
+
 export function createPage({ doc, form, model, view, tourMemory, urlSync, tourActions, store, workers }) {
   const $ = (id) => doc.getElementById(id);
   const controls = createControls(doc, form);
@@ -341,10 +344,17 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   // (style.css), so that saying it lays nothing out again.
   function showPending(pending, lab, problem) {
     setAttr($('verdicts'), 'aria-busy', String(pending));
-    setHidden($('run-status'), lab.model === 'head');
+    // Figures of another model (the last one's, while this one is read or
+    // its files are awaited) are dimmed, and the status line says whose
+    // they are: GPT-2 chosen and no file read yet showed the one head's
+    // True beside switches set for GPT-2.
+    const others = shown && shown.lab.model !== lab.model ? shown.lab.model : null;
+    for (const id of ['verdicts', 'plot', 'blocks']) $(id).classList.toggle('stale', Boolean(others));
+    setHidden($('run-status'), lab.model === 'head' && !others);
     $('run-status').classList.toggle('idle', !pending && !problem);
-    if (problem || (pending && lab.model !== 'transformer')) setText($('run-status'), problem ?? `Reading model ${lab.model}…`);
-    else if (pending) {
+    if (problem || (pending && lab.model !== 'transformer')) {
+      setText($('run-status'), `${problem ?? `Reading model ${lab.model}…`}${others ? `; the figures shown are still those of ${MODEL_NAMES[others]}` : ''}`);
+    } else if (pending) {
       setText($('run-status'), `Computing ${lab.layers} transformer block${lab.layers === 1 ? '' : 's'} for these ` +
         `settings${shown ? '; the figures shown are still the previous settings’ ones' : ''}…`);
     }

@@ -95,6 +95,35 @@ test('the files chosen: memory said first, the core\'s figure, kept for a reload
   await done();
 });
 
+test('GPT-2 chosen from another model: until its files are read, the figures shown are dimmed and said to be the other model\'s', async () => {
+  const { page, done } = await openPage(site.context, site.origin, `/#a=${encodeURIComponent(A)}&b=${encodeURIComponent(B)}`);
+  await forgetAll(page);
+  await page.check('input[name="model"][value="gpt2"]');
+  await page.waitForSelector('#model-files .mf-pick');
+  await page.waitForFunction(() => /once its files are read/.test(document.getElementById('run-status').textContent));
+  const status = () => page.evaluate(() => {
+    const node = document.getElementById('run-status');
+    const r = node.getBoundingClientRect();
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    return { text: node.textContent, seen: !node.hidden && getComputedStyle(node).visibility === 'visible' && node.contains(hit),
+      stale: ['verdicts', 'plot'].map((id) => document.getElementById(id).classList.contains('stale')),
+      opacity: getComputedStyle(document.querySelector('#verdicts .cards')).opacity };
+  });
+  const before = await status();
+  assert.equal(before.text, 'GPT-2: its verdicts come once its files are read; the figures shown are still those of the one attention head');
+  assert.equal(before.seen, true, 'in sight, not under the result bar');
+  assert.deepEqual(before.stale, [true, true]);
+  assert.ok(Number(before.opacity) < 1);
+  await choose(page, paths(checkpoint('gpt2-mini')));
+  await bodyHas(page, sig(cli(checkpoint('gpt2-mini')).mean_cosine_similarity));
+  const after = await status();
+  assert.deepEqual(after.stale, [false, false]);
+  assert.equal(after.seen, false);
+  assert.equal(after.opacity, '1');
+  await page.click('#model-files .mf-forget');
+  await done();
+});
+
 test('a truncated, a missing or a wrong file: the CLI\'s line next to the button, nothing else changes', async () => {
   const folder = checkpoint('gpt2-mini');
   const cases = [
