@@ -253,8 +253,12 @@ async function start() {
   // This device's speed (a few milliseconds, the first calls' compiling
   // included), before any sweep is placed on this thread or a worker; not
   // before the first verdicts, which it held back (a transformer's first
-  // run has it done on demand: Model.runMsPerWork).
-  if (!model.calibration) model.calibrate();
+  // run has it done on demand: Model.runMsPerWork). A task of its own,
+  // not one more share of the next (a tap waits for one at a time).
+  if (!model.calibration) {
+    model.calibrate();
+    await nextTask();
+  }
   let plot = null;
   page.attach({
     panels: {
