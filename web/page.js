@@ -24,6 +24,9 @@ export const afterPaint = () => new Promise((resolve) => {
 // Resolves in a task of its own, after what is already queued (input first).
 export const nextTask = () => new Promise((resolve) => { setTimeout(resolve, 0); });
 
+// A model as the status line names it ("the figures shown are still those of ...").
+const MODEL_NAMES = { head: 'the one attention head', transformer: 'the transformer blocks', gpt: 'gpt', nope: 'nope', bag: 'bag', gpt2: 'GPT-2' };
+
 // doc: the document; form: app/state.js's; model: app/model.js's; view: the
 // embed view (?embed, ?hide); tourMemory, urlSync: browser/'s; tourActions:
 // the tour panel's {guess, go, end}; store: {get}.
@@ -32,9 +35,6 @@ export const nextTask = () => new Promise((resolve) => { setTimeout(resolve, 0);
 // A checkpoint model (the models trained here, GPT-2) goes through the same
 // render as the others: the model opens it (the page says it is reading it
 // meanwhile), then computes its verdicts and chart on this thread.
-// A model as the status line names it ("the figures shown are still those of ...").
-const MODEL_NAMES = { head: 'the one attention head', transformer: 'the transformer blocks', gpt: 'gpt', nope: 'nope', bag: 'bag', gpt2: 'GPT-2' };
-
 export function createPage({ doc, form, model, view, tourMemory, urlSync, tourActions, store, workers }) {
   const $ = (id) => doc.getElementById(id);
   const controls = createControls(doc, form);

@@ -8,7 +8,7 @@ import { lesson, QUESTIONS, SWITCHES, probability } from '../teach/lesson.js';
 import { sig } from '../app/format.js';
 import { TRAINED_MODELS } from '../app/state.js';
 import { createCheckpointView } from './checkpoint_panel.js';
-import { setText, setAttr } from './dom.js';
+import { setText, setAttr, withRole } from './dom.js';
 import { showFailure } from './controls.js';
 
 // The checkpoint model's views, as page.js loads them together: its own
@@ -125,11 +125,8 @@ export function createLesson(doc, { form, model }) {
   const said = (x) => `${x.word} ${probability(x.probability)}${x.right === null ? '' : x.right ? ' ✓' : ' ✗'}`;
   const cells = (f) => [`${f.same} of ${f.paired}`, sig(f.similarity), said(f.a), said(f.b)];
 
-  // Its roles are stated outright: in a narrow column the CSS sets each
-  // row out as a small card (later.css), and browsers drop a table's
-  // semantics along with its display.
+  // (its roles stated: in a narrow column later.css sets each row out as a small card)
   const COLUMNS = ['switches', 'tokens True', 'cosine similarity of the means', 'answer after A', 'answer after B'];
-  const withRole = (node, role) => { node.setAttribute('role', role); return node; };
   function table(rows, state) {
     const t = withRole(el('table', undefined, 'lesson-table'), 'table');
     const head = withRole(el('tr'), 'row');

@@ -7,7 +7,7 @@
 import { sig, ROUNDING_LEVEL } from '../app/format.js';
 import { SCHEMES } from '../teach/schemes.js';
 import { arrangement, arrangementWords, blindTo, SEES } from '../teach/distances.js';
-import { setText, el, setHidden, setAttr } from './dom.js';
+import { setText, el, setHidden, setAttr, withRole } from './dom.js';
 import { createSight } from './sight.js';
 
 const quoted = (word) => `“${word}”`;
@@ -49,9 +49,6 @@ function setFigure(cell, value) {
   else if (cell.cell.hasAttribute('title')) cell.cell.removeAttribute('title');
 }
 
-// Table roles stated outright: the CSS lays the table out as grid rows,
-// and browsers drop a table's semantics along with its display.
-const withRole = (node, role) => { node.setAttribute('role', role); return node; };
 
 function figureCell(className, label) {
   const cell = withRole(el('td', `figure ${className}`), 'cell');
