@@ -173,6 +173,15 @@ function createBar(root) {
     new IntersectionObserver(([e]) => bar.classList.toggle('shown', e.intersectionRatio < 0.5), { threshold: [0, 0.5, 1] })
       .observe(cards);
   }
+  // The page's status line (#run-status, fixed to the window's bottom edge
+  // too) stands above the bar while it is shown: it learns the bar's height
+  // here, on the status line alone (a property on the root would restyle
+  // the whole page whenever the bar's text takes another line).
+  const status = root.ownerDocument.getElementById('run-status');
+  if (status && typeof ResizeObserver === 'function') {
+    new ResizeObserver(() => status.style.setProperty('--result-bar-height', `${Math.ceil(bar.getBoundingClientRect().height)}px`))
+      .observe(bar);
+  }
   const fill = (slot, figures) => {
     setVerdict(slot.verdict, figures ? figures.allclose : null);
     setText(slot.cos, figures ? `cosine distance ${figureText(figures.cosine_distance)}` : 'no partner in B');
