@@ -74,12 +74,20 @@ test('at 1280x900 a tour step opens on the first screen, above the controls it t
   await page.close();
 });
 
-test('on a phone a trained model\'s tokens and lesson come after the sentences and the verdicts', async () => {
+// On a phone: the sentences, the two switches and the model (what the
+// lesson in three switches and exercise 2 turn), then the verdicts and a
+// trained model's lesson and tokens; the chart right under the magnitude.
+test('on a phone the switches and the model come before the verdicts, a trained model\'s lesson and tokens after them', async () => {
   const page = await site.browser.newPage({ viewport: { width: 375, height: 800 } });
   await page.goto(`${site.origin}/#model=gpt`);
   await page.waitForSelector('#lesson');
-  const tops = await page.evaluate(() => ['#sentences', '#verdicts', '#lesson', '#checkpoint'].map((s) => document.querySelector(s).getBoundingClientRect().top));
+  const order = ['#sentences', '[data-group="positions"]', '[data-group="causal"]', '[data-group="model"]', '#verdicts', '#lesson',
+    '#checkpoint', '[data-group="magnitude"]', '#plot', '#export', '[data-group="advanced"]'];
+  const tops = await page.evaluate((order) => order.map((s) => document.querySelector(s).getBoundingClientRect().top), order);
   assert.deepEqual([...tops].sort((x, y) => x - y), tops, `tops ${tops.map(Math.round)}`);
+  const gap = await page.evaluate(() => document.querySelector('#plot').getBoundingClientRect().top -
+    document.querySelector('[data-group="magnitude"]').getBoundingClientRect().bottom);
+  assert.ok(gap >= 0 && gap < 40, `the chart starts ${Math.round(gap)} px under the magnitude`);
   // The lesson's table: each switch a small card inside the column, every
   // figure with its column's name, the table's structure still read out.
   await page.waitForSelector('#lesson tbody tr td');
