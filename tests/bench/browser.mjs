@@ -107,7 +107,7 @@ async function sliderSteps(page, count) {
 // chart instance is wrapped to note when, after forcing layout). The
 // numbers depend on the words only through which of them are the same
 // (docs/experiment.md), and the page keys its sweeps so; so there are
-// three kinds of keystroke. `kind` 'new' (a new sentence): the first word
+// four kinds of keystroke. `kind` 'new' (a new sentence): the first word
 // becomes a copy of another (w02, w03, ... w16 in turn, a page-wide count
 // going on between calls), so every keystroke is a new sentence whose
 // sweep must be computed: 15 patterns in turn, more than the page keeps
@@ -119,10 +119,16 @@ async function sliderSteps(page, count) {
 // does: the first two words become copies of two others and, every other
 // keystroke, the first a word of its own (z1, z2, ...), so that the count
 // of distinct words goes n, n + 1, n, ... with 14 patterns in turn (also
-// checked to compute a sweep each). 'word': a keystroke inside a word
-// (k00, k01, ...: the first word is spelt anew), which changes no number:
-// the verdicts are run again and the chart drawn with the new word's name
-// on the curves it already has.
+// checked to compute a sweep each). 'length': a word more or less, as
+// typing a word in or deleting one does: sentence A's length goes n - 1,
+// n, n - 1, ... (n is the most (c) allows; the verdict table loses a row
+// and gains it again): its last two words give way to a copy of another and,
+// every other keystroke, a word of its own after it (y1, y3, ...): 30
+// patterns in turn, none of them another kind's (checked to compute a
+// sweep each). 'word': a keystroke inside a
+// word (k00, k01, ...: the first word is spelt anew), which changes no
+// number: the verdicts are run again and the chart drawn with the new
+// word's name on the curves it already has.
 export async function keystrokes(page, count, { kind = 'new' } = {}) {
   return page.evaluate(async ({ count, kind }) => {
     const input = document.getElementById('sentence-a');
@@ -141,6 +147,11 @@ export async function keystrokes(page, count, { kind = 'new' } = {}) {
     const original = (window.benchOriginal ??= input.value.split(' ').filter((w) => /^w\d\d$/.test(w)));
     const next = (i) => {
       if (kind === 'word') return `k${i.toString(36).padStart(2, '0')}` + input.value.slice(3); // k00, k01, ...
+      if (kind === 'length') {
+        window.benchLength = (window.benchLength ?? 0) + 1;
+        const k = window.benchLength, words = [...original.slice(0, -2), original[k % 15]];
+        return (k % 2 ? [...words, `y${k}`] : words).join(' ');
+      }
       if (kind === 'drawn') {
         window.benchDrawn = (window.benchDrawn ?? 0) + 1;
         const k = window.benchDrawn, copy = original[2 + (k % 14)];
@@ -319,7 +330,7 @@ export async function browserBench({ quick = false } = {}) {
     const rows = [];
     for (const throttle of [1, THROTTLE, SLOWER]) {
       const these = WORKLOADS.map(([label, n, d]) => ({ label, n, d, throttle, slider: [], keys: [], firsts: [], words: [],
-        drawn: [], rounds: [] }));
+        drawn: [], length: [], rounds: [] }));
       for (let round = 0; round < (quick ? 1 : ROUNDS); round++) {
         for (const row of these) {
           const page = await openPage(context, `${origin}/?debug${hashOf(row.n, row.d)}`, throttle);
@@ -327,13 +338,15 @@ export async function browserBench({ quick = false } = {}) {
           const { times: keys, firsts } = await keystrokes(page, quick ? 3 : (row.n > 32 ? 40 : 200));
           const { times: words } = await keystrokes(page, quick ? 3 : (row.n > 32 ? 20 : 100), { kind: 'word' });
           const { times: drawn } = await keystrokes(page, quick ? 3 : (row.n > 32 ? 20 : 100), { kind: 'drawn' });
+          const { times: length } = await keystrokes(page, quick ? 3 : (row.n > 32 ? 20 : 100), { kind: 'length' });
           row.slider.push(...slider);
           row.keys.push(...keys);
           row.firsts.push(...firsts);
           row.words.push(...words);
           row.drawn.push(...drawn);
+          row.length.push(...length);
           row.rounds.push({ slider: percentile(slider, 95), keys: percentile(keys, 95), firsts: percentile(firsts, 95),
-            words: percentile(words, 95), drawn: percentile(drawn, 95) });
+            words: percentile(words, 95), drawn: percentile(drawn, 95), length: percentile(length, 95) });
           await page.close();
         }
       }
@@ -429,16 +442,17 @@ export function browserMarkdown({ rows, schemes, first, painted, staticPage, bla
   const p95s = (round) => rows[0].rounds.length > 1 ? ` (rounds: ${round.map(f).join(', ')})` : '';
   const lines = ['| workload | CPU | slider step median | slider step p95 | keystroke, new sentence: first curve median | first curve p95 | ' +
     'full curve median | full curve p95 | keystroke, new sentence drawn afresh: full curve median | p95 | ' +
-    'keystroke inside a word: median | p95 | samples |',
-    '|:---|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
+    'keystroke, a word more or less: full curve median | p95 | keystroke inside a word: median | p95 | samples |',
+    '|:---|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
   for (const row of rows) {
-    const { label, slider, keys, firsts, words, drawn, rounds } = row;
+    const { label, slider, keys, firsts, words, drawn, length, rounds } = row;
     lines.push(`| ${label} | ${row.throttle > 1 ? `${row.throttle}x slower` : 'full speed'} | ${f(percentile(slider, 50))} | ${f(roundP95(row, 'slider'))}${p95s(rounds.map((r) => r.slider))} | ` +
       `${f(percentile(firsts, 50))} | ${f(roundP95(row, 'firsts'))}${p95s(rounds.map((r) => r.firsts))} | ` +
       `${f(percentile(keys, 50))} | ${f(roundP95(row, 'keys'))}${p95s(rounds.map((r) => r.keys))} | ` +
       `${f(percentile(drawn, 50))} | ${f(roundP95(row, 'drawn'))}${p95s(rounds.map((r) => r.drawn))} | ` +
+      `${f(percentile(length, 50))} | ${f(roundP95(row, 'length'))}${p95s(rounds.map((r) => r.length))} | ` +
       `${f(percentile(words, 50))} | ${f(roundP95(row, 'words'))}${p95s(rounds.map((r) => r.words))} | ` +
-      `${slider.length} slider, ${keys.length} + ${drawn.length} + ${words.length} keys in ${rounds.length} round${rounds.length > 1 ? 's' : ''} |`);
+      `${slider.length} slider, ${keys.length} + ${drawn.length} + ${length.length} + ${words.length} keys in ${rounds.length} round${rounds.length > 1 ? 's' : ''} |`);
   }
   lines.push('', 'Medians are over all samples; each p95 is the median of the rounds\' p95s (a round: a fresh page ' +
     'and its equal share of the samples).');
