@@ -97,3 +97,27 @@ test('the lesson on sentences that ask nothing: counts only, and a link to ask',
   assert.equal(rightAnswer('dog bites man . who bites ?'), 'dog');
   assert.equal(rightAnswer('dog bites man'), null);
 });
+
+test('sentences that are not one reordering of the other: the lesson claims nothing for the switches', async () => {
+  const pairedIn = [];
+  for (const [a, b] of [['the cat chases the dog', 'man bites dog'], ['zebra', 'man bites dog']]) {
+    const state = { ...form.withModel(form.defaultState(), 'bag'), a, b, word: 0 };
+    await loader.open(state);
+    const { items } = lesson('bag', state, (changes) => lab.run(form.configOf({ ...state, ...changes })));
+    const [mask, neither] = items;
+    for (const [item, changes] of [[mask, { positions: false, causal: true }], [neither, { positions: false, causal: false }]]) {
+      const result = lab.run(form.configOf({ ...state, ...changes }));
+      assert.equal(result.permutation, false);
+      assert.equal(item.holds, false, item.key);
+      const text = item.lines.join(' ');
+      assert.match(text, /not the same tokens in another order: they differ in what they hold, so the switches cannot show here/);
+      assert.doesNotMatch(text, /still tells|every token True|although/);
+      const paired = result.pairs.filter((p) => p.index_b !== null).length;
+      if (paired) checkLines(item.lines, { ...said(result), answers: [] });
+      else assert.ok(text.includes(`no token of A is in B, the mean ${result.mean.allclose ? 'True' : 'False'}`), text);
+      pairedIn.push(paired);
+    }
+  }
+  // one pair shares a token (" dog"), the other none
+  assert.ok(pairedIn.some((n) => n > 0) && pairedIn.some((n) => n === 0), String(pairedIn));
+});

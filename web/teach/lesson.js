@@ -50,7 +50,7 @@ export function factsOf(result, state) {
   const a = answer(result.next_a, state.a);
   const b = answer(result.next_b, state.b);
   return {
-    paired: paired.length, same, differ: paired.length - same,
+    paired: paired.length, same, differ: paired.length - same, reordered: Boolean(result.permutation),
     allTrue: paired.length > 0 && same === paired.length && result.mean.allclose,
     meanTrue: result.mean.allclose, similarity: result.mean_cosine_similarity,
     a, b, alike: a.word === b.word, bothRight: a.right === true && b.right === true,
@@ -63,7 +63,13 @@ const right = (x) => (x.right === null ? '' : x.right ? ', right' : `, wrong: th
 // "“dog” after A (probability 1 − 1.1e-07, right) and “man” after B (...)"
 export const answersText = (f) => `${q(f.a.word)} after A (probability ${probability(f.a.probability)}${right(f.a)}) and ` +
   `${q(f.b.word)} after B (probability ${probability(f.b.probability)}${right(f.b)})`;
-const tokens = (f) => `${f.differ} of ${f.paired} tokens False, ${f.same} True, the mean ${f.meanTrue ? 'True' : 'False'}`;
+const tokens = (f) => (f.paired
+  ? `${f.differ} of ${f.paired} tokens False, ${f.same} True, the mean ${f.meanTrue ? 'True' : 'False'}`
+  : `no token of A is in B, the mean ${f.meanTrue ? 'True' : 'False'}`);
+// Said when B is not A's tokens in another order (a student's own words):
+// then what tells the two apart may be their tokens, not their order.
+const NOT_REORDERED = 'The two sentences are not the same tokens in another order: they differ in what they hold, ' +
+  'so the switches cannot show here what the order does.';
 
 // The lesson for the open model `model` (gpt, nope or bag) on `state`:
 // run(changes) is the open model's result for the state with a few
@@ -85,8 +91,9 @@ export function lesson(model, state, run) {
 
   // (a) positions off, mask on
   const a = { key: 'mask', title: 'Positions off, mask on: the mask still tells the order' };
-  a.holds = !mask.allTrue;
-  a.lines = [a.holds
+  a.holds = mask.reordered && !mask.allTrue;
+  a.lines = [!mask.reordered ? `${model} with its positions off and the causal mask on: ${tokens(mask)}. ${NOT_REORDERED}`
+    : a.holds
     ? `${model} with its positions off and the causal mask on: ${tokens(mask)}. It still tells the two sentences ` +
       'apart: under the mask each token sees only the tokens before it, and those differ between the two orders.'
     : `${model} with its positions off and the causal mask on: ${tokens(mask)}. Here the mask does not tell the ` +
@@ -106,8 +113,9 @@ export function lesson(model, state, run) {
   b.lines = [neither.allTrue
     ? `${model} with neither: every token True (${neither.same} of ${neither.paired}) and the mean True. ` +
       'Each token sees the same set of tokens in both sentences, so nothing in the model can tell their order.'
-    : `${model} with neither: ${tokens(neither)}. Not every token is True here: the two sentences are not the ` +
-      'same tokens in another order.'];
+    : `${model} with neither: ${tokens(neither)}. ` + (neither.reordered
+      ? 'Not every token is True here, although the two sentences are the same tokens in another order.'
+      : NOT_REORDERED)];
   if (asked) {
     b.lines.push(neither.alike
       ? `It answers both sentences alike: ${answersText(neither)}. The same answer for both means at most one is right.`

@@ -123,7 +123,7 @@ export function createLesson(doc, { form, model }) {
     items.map((item) => [item.key, item.needs ?? null])]);
   const setHref = (a, state) => setAttr(a, 'href', `#${form.toHash(state)}`);
   const said = (x) => `${x.word} ${probability(x.probability)}${x.right === null ? '' : x.right ? ' ✓' : ' ✗'}`;
-  const cells = (f) => [`${f.same} of ${f.paired}`, sig(f.similarity), said(f.a), said(f.b)];
+  const cells = (f) => [f.paired ? `${f.same} of ${f.paired}` : 'none paired', sig(f.similarity), said(f.a), said(f.b)];
 
   // (its roles stated: in a narrow column later.css sets each row out as a small card)
   const COLUMNS = ['switches', 'tokens True', 'cosine similarity of the means', 'answer after A', 'answer after B'];
