@@ -580,12 +580,17 @@ for (const throttle of [THROTTLE, SLOWER]) {
   }
 }
 // Judged on the paint: a verdict in the DOM that is not yet on the screen
-// has not been rendered for anyone.
-targets.push(['first render of the verdicts under 300 ms (painted)', verdict(percentile(page.painted, 50) < 300),
-              `painted: median ${num(percentile(page.painted, 50), 3)} ms; text in the page: median ` +
-              `${num(percentile(page.first, 50), 3)} ms, p95 ${num(percentile(page.first, 95), 3)} ms; the same HTML and CSS ` +
-              `without the script first paints at median ${num(percentile(page.staticPage, 50), 3)} ms, a page of one line at ` +
-              `${num(percentile(page.blankPage, 50), 3)} ms`]);
+// has not been rendered for anyone; and in the fresh browser, as a student
+// opens the page, with the loads after the other page benchmarks beside.
+{
+  const { start, end } = page.render;
+  const m = (xs) => num(percentile(xs, 50), 3);
+  targets.push(['first render of the verdicts under 300 ms (painted), in a fresh browser', verdict(percentile(start.painted, 50) < 300),
+                `painted: median ${m(start.painted)} ms; text in the page: median ${m(start.first)} ms, ` +
+                `p95 ${num(percentile(start.first, 95), 3)} ms; the same HTML and CSS without the script first paints at ` +
+                `median ${m(start.staticPage)} ms, a page of one line at ${m(start.blankPage)} ms. After the other page ` +
+                `benchmarks: painted ${m(end.painted)} ms, the page of one line ${m(end.blankPage)} ms`]);
+}
 out('## Targets of the core and the page, measured here');
 out();
 table(['target', 'verdict', 'measured'], targets);
