@@ -325,9 +325,10 @@ export async function everyScheme(context, origin, { quick = false, throttles = 
 // blocked (what the browser alone needs to show this HTML and CSS), and a
 // page of one line from the same server. Also what the page requests, the
 // chart included (its bytes). browserBench measures it twice: in the fresh
-// browser, and after the rest of its pages (some 20 minutes of them): on
-// this shared machine everything the browser did, the one-line page
-// included, once took twice as long by then.
+// browser, and after the rest of its pages (some 15 minutes of them): on
+// this shared machine one run found everything the browser did, the
+// one-line page included, twice as slow by then, and the next found no
+// change.
 const FIRST_RENDERS = 10;
 async function firstRenders(browser, origin, count) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
