@@ -109,6 +109,34 @@ test('the lesson in three switches shows the native CLI\'s counts and answers fo
   await done();
 });
 
+// A student's own sentences, not one reordering of the other: the table
+// says when no token is paired, and the first two points claim nothing
+// for the switches (the words differ, whatever the order does).
+test('the lesson on sentences that are not one reordering of the other: none paired, no claim for the switches', async () => {
+  const own = 'zebra'; // no token of B's
+  const { page, done } = await openPage(site.context, site.origin,
+    `/#a=${encodeURIComponent(own)}&b=${encodeURIComponent(B)}&model=bag`);
+  await page.waitForSelector('#lesson tbody tr');
+  await settled(page);
+  const rows = await lessonRows(page);
+  const settings = { both: ['--causal=true'], mask: ['--scheme', 'none', '--causal=true'], neither: ['--scheme', 'none', '--causal=false'] };
+  for (const [key, args] of Object.entries(settings)) {
+    const r = JSON.parse(execFileSync(`${ROOT}build/native/poslab`, ['--model', 'checkpoint', '--checkpoint', `${SITE}/models/bag`,
+      '--a', own, '--b', B, '--json', ...args], { encoding: 'utf8' }));
+    assert.equal(r.permutation, false);
+    assert.equal(r.pairs.filter((p) => p.index_b !== null).length, 0, key);
+    assert.equal(rows[key][0], 'none paired', key);
+    assert.equal(rows[key][1], sig(r.mean_cosine_similarity), key);
+  }
+  const points = await page.$$eval('#lesson li', (li) => li.map((l) => [l.dataset.holds, l.querySelector('p').textContent]));
+  for (const [holds, text] of points.slice(0, 2)) {
+    assert.equal(holds, 'false');
+    assert.match(text, /The two sentences are not the same tokens in another order/);
+    assert.doesNotMatch(text, /still tells|every token True/);
+  }
+  await done();
+});
+
 // A slider step rewrites the lesson in place: the row shown follows the
 // magnitude (the CLI's numbers at it), the rows without positions keep the
 // CLI's numbers (the magnitude scales nothing there), the links carry the
