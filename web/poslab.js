@@ -282,6 +282,7 @@ class Lab {
     }
     for (;;) {
       yield;
+      this.check(); // (disposed between two steps: its core must not be called)
       if (this.stepping !== mine) throw new Error('poslab: this run was dropped: the lab has begun another since');
       const status = this.core._poslab_run_step(this.lab, this.message, MESSAGE_BYTES);
       if (status === 0) return this.collect(config);

@@ -273,6 +273,42 @@ test('while the verdicts\' run in steps is on its way, the chart takes no step; 
   model.ck.loader.release();
 });
 
+// The checkpoint may go while the verdicts' run steps on it: a student
+// chooses other files while the kept ones are opening, or another model.
+// The run is then dropped ({stale}, as a newer run drops it) at its next
+// slice, and never calls into the disposed lab; and a run in steps on a
+// lab disposed between two steps says so.
+test('a verdicts\' run in steps whose checkpoint is given back is dropped at its next slice', async () => {
+  const model = pageModel();
+  const gpt = { ...form.withModel(form.defaultState(), 'gpt'), a: 'dog bites man . who bites ?', b: 'man bites dog . who bites ?' };
+  assert.equal(await model.ck.read(gpt), true);
+  const ck = model.checkpointReady(gpt);
+  let steps = 0;
+  const runSteps = ck.lab.runSteps.bind(ck.lab);
+  ck.lab.runSteps = function* (c) {
+    const inner = runSteps(c);
+    for (;;) {
+      const until = performance.now() + STEP_SLICE_MS / 3; // a third of a slice each
+      while (performance.now() < until);
+      const step = inner.next();
+      if (step.done) return step.value;
+      steps += 1;
+      yield;
+    }
+  };
+  const run = model.ck.runs.call({ run: model.configOf(gpt) });
+  while (steps < 4) await new Promise((resolve) => { setTimeout(resolve, 0); });
+  model.ck.loader.release();
+  await assert.rejects(run, (e) => e?.stale === true, 'dropped as stale, not an Error from the disposed lab');
+
+  // the wrapper's own guard: a run in steps on a lab disposed between two steps
+  const other = await (await import(`${ROOT}build/site/poslab.js`)).createLab();
+  const inner = other.runSteps({ sentence_a: 'dog bites man', sentence_b: 'man bites dog' });
+  inner.next();
+  other.dispose();
+  assert.throws(() => inner.next(), /poslab: this lab has been disposed/);
+});
+
 // Without positions the core adds no table, so the magnitude changes no
 // number but the config's echo of it: the page's model runs such a state
 // once, at magnitude 1, and answers every other magnitude from that run

@@ -164,7 +164,9 @@ export class CheckpointModels {
   }
 
   // The verdicts' run for `config` in steps (runs' call), until it is done
-  // or `mine` is no longer the run wanted.
+  // or `mine` is no longer the run wanted, or its checkpoint is no longer
+  // the one open: other files chosen while the kept ones open, or another
+  // model, dispose it between two slices.
   async runInSteps(config, mine) {
     const t0 = performance.now();
     for (;;) {
@@ -177,7 +179,7 @@ export class CheckpointModels {
           if (step.done) return { result: step.value, ms: performance.now() - t0 };
           if (performance.now() - slice >= STEP_SLICE_MS) {
             await nextTask();
-            if (this.verdictRun !== mine) throw { stale: true }; // eslint-disable-line no-throw-literal
+            if (this.verdictRun !== mine || this.loader.held?.checkpoint !== ck) throw { stale: true }; // eslint-disable-line no-throw-literal
             slice = performance.now();
           }
         }
