@@ -5,7 +5,7 @@
 // brings what it talks about into view.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useSite } from './harness.mjs';
+import { useSite, settled } from './harness.mjs';
 
 const site = useSite();
 
@@ -140,4 +140,48 @@ test('on a phone: the heatmap says it scrolls, the block chart\'s labels are 11 
   const sizes = await page.$$eval('.bl-tick, .bl-axis', (ticks) => ticks.map((t) => t.getBoundingClientRect().height));
   assert.ok(sizes.length > 5 && Math.min(...sizes) >= 11, `tick labels ${Math.min(...sizes)} px high`);
   await page.close();
+});
+
+// Layout shifts as the page starts (what Lighthouse's CLS sums): the message
+// "Loading the lab…" used to stand above the lab and push it down until the
+// script hid it, and the script then filled in the scheme and model choices
+// and moved the model's controls; everything painted below moved each time.
+// At a phone's size with the CPU slowed (Lighthouse's mobile run) and at
+// two desktop sizes: nothing moves, up to the chart drawn and a second after.
+for (const [width, height, rate] of [[412, 823, 4], [1280, 900, 1], [1024, 768, 1]]) {
+  test(`at ${width}x${height}${rate > 1 ? `, CPU ${rate}x slower,` : ''} nothing moves while the page starts`, async () => {
+    const context = await site.browser.newContext({ viewport: { width, height } });
+    await context.addInitScript(() => {
+      window.shifts = [];
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) {
+          window.shifts.push({ value: e.value, at: Math.round(e.startTime),
+            moved: (e.sources ?? []).map((s) => s.node?.id || s.node?.className || s.node?.nodeName || '?') });
+        }
+      }).observe({ type: 'layout-shift', buffered: true });
+    });
+    const page = await context.newPage();
+    if (rate > 1) await (await context.newCDPSession(page)).send('Emulation.setCPUThrottlingRate', { rate });
+    await page.goto(`${site.origin}/`);
+    await settled(page);
+    await page.waitForTimeout(1000);
+    const shifts = await page.evaluate(() => window.shifts);
+    const total = shifts.reduce((sum, s) => sum + s.value, 0);
+    assert.equal(total, 0, `layout shifts: ${JSON.stringify(shifts)}`);
+    // and the lab is there once started, its message gone
+    assert.equal(await page.$eval('#lab', (n) => getComputedStyle(n).visibility), 'visible');
+    assert.equal(await page.isVisible('#startup'), false);
+    await context.close();
+  });
+}
+
+test('without JavaScript the page says it needs it, and shows no controls that cannot work', async () => {
+  const context = await site.browser.newContext({ viewport: { width: 1280, height: 900 }, javaScriptEnabled: false });
+  const page = await context.newPage();
+  await page.goto(`${site.origin}/`);
+  assert.equal((await page.textContent('.startup.failed')).trim(), 'poslab runs in your browser and needs JavaScript.');
+  assert.equal(await page.isVisible('.startup.failed'), true);
+  assert.equal(await page.isVisible('#startup'), false, 'no "Loading the lab…" beside it');
+  assert.equal(await page.$eval('#lab', (n) => getComputedStyle(n).visibility), 'hidden');
+  await context.close();
 });
