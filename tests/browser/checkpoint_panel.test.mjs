@@ -242,3 +242,26 @@ test('the leading-space switch changes the tokens as the CLI\'s --prefix-space d
   await done();
   await context.close();
 });
+
+// An emoji is several tokens of its bytes, and GPT-2's tokenizer gives the
+// space before it a token of its own: a token that is only a space would be
+// a blank name. The table, the card, the result bar and the word picker
+// name it ␣, as the tokens' chips do; the download keeps the core's " ".
+test('a token that is only a space is named ␣, not left blank', async () => {
+  const a = '\u{1F415} bites \u{1F468}', b = '\u{1F468} bites \u{1F415}';
+  const done1 = spawnSync(`${ROOT}build/native/poslab`, ['--model', 'checkpoint', '--checkpoint', `${SITE}/models/gpt`,
+    '--a', a, '--b', b, '--json'], { encoding: 'utf8' });
+  const want = JSON.parse(done1.stdout);
+  assert.equal(want.pairs[0].word, ' ', 'the CLI\'s first token is the space alone');
+  const context = await site.browser.newContext();
+  const { page, done } = await openPage(context, site.origin,
+    `/#a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}&model=gpt&word=0`);
+  await settled(page);
+  assert.equal(await page.textContent('#verdict-rows tr:first-child th .w'), '\u2423');
+  assert.equal(await page.textContent('#card-word .card-word'), '“\u2423”');
+  assert.match(await page.textContent('#plot-word option[value="0"]'), /^1\. \u2423$/);
+  const { result } = await seen(page);
+  assert.equal(result.pairs[0].word, ' ');
+  await done();
+  await context.close();
+});

@@ -61,6 +61,12 @@ export function excerpt(text, max = 32) {
   return s.length > max ? `${s.slice(0, max)}… (${s.length} characters)` : s;
 }
 
+// A token as the page names it. A checkpoint's token that is only spaces
+// (GPT-2's tokenizer gives a sentence's leading space a token of its own
+// before an emoji's bytes) would be a blank name in the table, the cards
+// and the word picker: its spaces show as ␣, as the tokens' chips show them.
+export const tokenName = (text) => (text !== '' && text.trim() === '' ? text.replace(/ /g, '\u2423') : text);
+
 // The page's properties, in order (a default or check may use earlier
 // ones). A row with `option` takes its reader, default and limits from the
 // core's row of that name; the others are the page's own.

@@ -6,6 +6,7 @@
 // An SVG styled from the page's CSS, so dark mode and 375 px just work.
 import { sig } from '../app/format.js';
 import { blockSeries, blocksStory } from '../teach/blocks_story.js';
+import { tokenName } from '../app/state.js';
 import { setText, setAttr, el } from './dom.js';
 import { h } from './markup.js';
 
@@ -149,7 +150,7 @@ export function createBlocks(root) {
   }
 
   function table(series) {
-    setText(wordHead, `“${series.word}”: cosine distance`);
+    setText(wordHead, `“${tokenName(series.word)}”: cosine distance`);
     frame.cells.forEach((tds, i) => {
       const w = series.word_points[i];
       const m = series.mean_points[i];
@@ -164,7 +165,7 @@ export function createBlocks(root) {
     const series = blockSeries(result, state.word);
     const lines = blocksStory(result, state);
     setText(story, lines.join(' '));
-    setText(legendWord, `“${series.word}”`);
+    setText(legendWord, `“${tokenName(series.word)}”`);
     setText(caption, `Cosine distance between the sentences after each of the ${result.layers.length} ` +
       `block${result.layers.length === 1 ? '' : 's'} (before the final LayerNorm) and at the output, on a log scale; ` +
       '0 and rounding-level values sit on the floor.');

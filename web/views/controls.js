@@ -5,7 +5,7 @@
 // slider step.
 import { setText, setHidden, setAttr, setChecked, el } from './dom.js';
 import { sig } from '../app/format.js';
-import { wordsOf, excerpt, divisorsOf, isCheckpointModel } from '../app/state.js';
+import { wordsOf, excerpt, tokenName, divisorsOf, isCheckpointModel } from '../app/state.js';
 import { SCHEMES, choosable } from '../teach/schemes.js';
 
 // Typed fields: state property -> input id (its message has id `${id}-error`).
@@ -126,7 +126,7 @@ export function createControls(doc, form) {
       words.forEach((word, k) => {
         const option = select.options[k] ?? select.appendChild(doc.createElement('option'));
         setAttr(option, 'value', String(k));
-        setText(option, `${k + 1}. ${excerpt(word, 40)}`);
+        setText(option, `${k + 1}. ${excerpt(tokenName(word), 40)}`);
       });
       select.dataset.words = key;
     }

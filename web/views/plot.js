@@ -10,6 +10,7 @@
 // web/vendor/chart.entry.js), which defines window.Chart.
 import { sig, powerOfTen, decadeOf } from '../app/format.js';
 import { SWEEP, curveOf } from '../app/sweep.js';
+import { tokenName } from '../app/state.js';
 import { createChartTable } from './chart_table.js';
 import { setText, setHidden, setAttr } from './dom.js';
 import { readoutPlugin, readoutLines, nearestIndex } from './readout.js';
@@ -478,7 +479,7 @@ export function createPlot(figure, { maxScale }) {
   function update({ sweep, coarse = false, result, state, threshold, meanThreshold = null, pending }) {
     const sel = Math.min(state.word, result.pairs.length - 1);
     const pair = result.pairs[sel];
-    const word = `“${pair.word}”`;
+    const word = `“${tokenName(pair.word)}”`;
     const paired = pair.index_b !== null;
     const [w, m] = chart.data.datasets;
     setText(legendWord, word);

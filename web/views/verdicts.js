@@ -5,12 +5,13 @@
 // screen reader hears one short live line, #verdict-status, and only when a
 // verdict flips: not every number of the table on every slider step.
 import { sig, ROUNDING_LEVEL } from '../app/format.js';
+import { tokenName } from '../app/state.js';
 import { SCHEMES } from '../teach/schemes.js';
 import { arrangement, arrangementWords, blindTo, SEES } from '../teach/distances.js';
 import { setText, el, setHidden, setAttr, withRole } from './dom.js';
 import { createSight } from './sight.js';
 
-const quoted = (word) => `“${word}”`;
+const quoted = (word) => `“${tokenName(word)}”`;
 
 // true / false / null as "True" / "False" / "n/a" (or other words) with an
 // icon, so colour is never the only signal. Also the permutation view's badges.
@@ -273,7 +274,7 @@ export function createVerdicts(root) {
       const row = rows[k];
       row.tr.classList.toggle('selected', k === selected);
       const figures = {
-        word: p.word,
+        word: tokenName(p.word),
         where: p.index_b === null ? `out_a[${p.index_a}], no partner in B` : `out_a[${p.index_a}] vs out_b[${p.index_b}]`,
         verdict: p.index_b === null ? null : p.allclose,
         maxDiff: p.max_abs_diff,
