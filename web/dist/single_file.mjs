@@ -106,7 +106,6 @@ if (/<\/script/i.test(script) || /<\/style/i.test(style)) throw new Error('singl
 const sha256 = (text) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 const policy = `default-src 'none'; script-src ${sha256(script)} 'wasm-unsafe-eval'; style-src ${sha256(style)}; ` +
   "img-src data: blob:; worker-src blob:; object-src 'none'; base-uri 'none'; form-action 'none'";
-const favicon = `data:image/svg+xml;base64,${read('favicon.svg').toString('base64')}`;
 
 // Each edit must find its target exactly once: a changed index.html fails
 // the build here rather than producing a page that still asks for a file.
@@ -121,7 +120,6 @@ function edit(pattern, replacement) {
   html = html.replace(pattern, () => replacement);
 }
 edit(/<meta http-equiv="Content-Security-Policy" content="[^"]*">/, `<meta http-equiv="Content-Security-Policy" content="${policy}">`);
-edit(/<link rel="icon" href="favicon\.svg"/, `<link rel="icon" href="${favicon}"`);
 edit(/<link rel="stylesheet" href="style\.css">/, `<style>${style}</style>`);
 edit(/<link rel="preload" href="poslab\.wasm"[^>]*>\n/, '');
 edit(/<link rel="modulepreload" href="poslab\.js">\n/, '');
