@@ -5,7 +5,7 @@
 // results, both sentences as the model's tokens (with ids, and which were
 // paired), exercise 2's figure and what the model says next. The verdicts,
 // the chart, the blocks and the heatmaps are the page's own views.
-import { TRAINED_AS, TRAINED_MODELS } from '../app/state.js';
+import { TRAINED_AS, TRAINED_MODELS, tokenName } from '../app/state.js';
 import { sig } from '../app/format.js';
 import { setText, setHidden, setChecked, setAttr, el } from './dom.js';
 import { track } from '../browser/loading.js';
@@ -121,7 +121,7 @@ export function createCheckpointView(doc, { model, store, render, set, showWords
       row.append(el('span', 'ck-label', `after ${name}`));
       for (const t of trained ? next.slice(0, 1) : next) {
         const chip = el('span', 'ck-next');
-        chip.append(el('span', 'ck-piece', t.text.trim() === '' ? t.text.replace(/ /g, '␣') : t.text.trim()), el('span', 'ck-prob'));
+        chip.append(el('span', 'ck-piece', t.text.trim() === '' ? tokenName(t.text) : t.text.trim()), el('span', 'ck-prob'));
         row.append(chip);
       }
       return row;
