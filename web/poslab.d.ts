@@ -178,6 +178,9 @@ export interface Lab {
   heapBytesInUse(): number;
   /** opens a checkpoint in the checkpoint module; run({model: 'checkpoint'}) then runs on it */
   openCheckpoint(options: OpenCheckpointOptions): Promise<Checkpoint>;
+  /** another lab in this one's copy of the core (the same module and memory): its own draws and
+   *  results, untouched by this one's runs; disposed on its own */
+  sibling(): Lab;
   /** frees the core's memory; run and threshold throw afterwards */
   dispose(): void;
 }

@@ -483,6 +483,18 @@ class Lab {
     return ck;
   }
 
+  // A second lab in this one's copy of the core: its own config, draws and
+  // results in the same module and memory, with no second download,
+  // compile or instance. What runs on one leaves the other's draws alone
+  // (the page calibrates on one without making its own lab draw the
+  // state shown again). Each is disposed on its own.
+  sibling() {
+    this.check();
+    const lab = new Lab(this.core, this.simd);
+    lab.base = this.base;
+    return lab;
+  }
+
   dispose() {
     if (!this.lab) return;
     this.core._poslab_destroy(this.lab);

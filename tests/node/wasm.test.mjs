@@ -190,6 +190,34 @@ test('a disposed lab refuses to run', async () => {
   assert.throws(() => other.run({}), /disposed/);
 });
 
+// lab.sibling(): a second lab in the same copy of the core, for a short job
+// beside the lab in use (the page's calibration).
+test('a sibling lab shares the core and its memory, not its draws or results', async () => {
+  const words = Array.from({ length: 16 }, (_, i) => `w${i}`);
+  const shown = { sentence_a: words.join(' '), sentence_b: [...words].reverse().join(' '), dim: 64, heads: 8, scheme: 'rope', scale: 0.5 };
+  const small = { sentence_a: 'c0 c1 c2', sentence_b: 'c2 c1 c0', dim: 6, heads: 2, scheme: 'sinusoidal', scale: 0.25 };
+  const mine = await createLab();
+  const before = mine.run(shown);
+  const heap = mine.heapBytesInUse();
+  const other = mine.sibling();
+  assert.equal(other.memoryBytes(), mine.memoryBytes(), 'the same WebAssembly memory');
+  assert.ok(mine.heapBytesInUse() > heap, 'its own lab in that heap');
+  const fresh = await createLab();
+  assert.deepEqual(other.run(small), fresh.run(small), 'its runs are what a lab of its own gives');
+  assert.deepEqual(mine.run({ ...shown, scale: 0.5 }), before, 'the first lab\'s results are as they were');
+  assert.deepEqual(other.run({ ...small, sweep: { lo: 1e-3, hi: 1, count: 4 } }).sweep, fresh.run({ ...small, sweep: { lo: 1e-3, hi: 1, count: 4 } }).sweep);
+  other.dispose();
+  assert.equal(mine.heapBytesInUse(), heap, 'disposing it gives its memory back');
+  assert.throws(() => other.run(small), /disposed/);
+  assert.deepEqual(mine.run(shown), before, 'and leaves the first lab working');
+  const third = mine.sibling();
+  mine.dispose();
+  assert.deepEqual(third.run(small), fresh.run(small), 'a sibling outlives the lab it came from');
+  assert.throws(() => mine.sibling(), /disposed/);
+  third.dispose();
+  fresh.dispose();
+});
+
 // lab.runSteps: the run of lab.run in bounded steps (poslab_run_step), so a
 // worker can read newer requests between them; dropping one part way leaves
 // nothing behind, and a generator whose run was dropped says so.

@@ -186,7 +186,14 @@ export function shareSweeps(first, { more = null, extras = 0, idleMs = 10000, pa
   const ready = () => [first, ...others.filter((s) => s.ready())].filter((s) => s.available());
   function call(request, onPartial = () => {}, options) {
     const mine = ++calls;
-    if (more && others.length < extras) others.push(...Array.from({ length: extras - others.length }, more));
+    if (more && others.length < extras) {
+      const made = Array.from({ length: extras - others.length }, more);
+      others.push(...made);
+      // Each draws this state's weights while it starts, so that its first
+      // share does not: at 64 words and d 512 that draw took longer than
+      // the share itself, and the first curves after a pause waited for it.
+      made.forEach((s) => s.call({ config: request.config, warm: true }).catch(() => {}));
+    }
     const all = ready();
     const done = (promise) => promise.finally(rest);
     if (all.length < 2 || request.sweep || request.config.scheme === 'none') {
