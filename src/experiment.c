@@ -362,6 +362,31 @@ static poslab_status settle(const poslab_lab *lab, const poslab_config *c, posla
     return m->settle ? m->settle(lab, settled, message, size) : POSLAB_OK;
 }
 
+/* Whether the lab computes point t of a sweep: in its pass
+ * (poslab_sweep_pass), and then in its share of the pass's points. */
+static int computes_point(const poslab_lab *lab, int t) {
+    const int stride = lab->sweep_stride, coarse = stride > 0 && t % stride == 0;
+    int k = t; /* t's place among the pass's points */
+    if (lab->sweep_pass == POSLAB_PASS_COARSE) {
+        if (!coarse) return 0;
+        k = t / stride;
+    } else if (lab->sweep_pass == POSLAB_PASS_REST) {
+        if (coarse) return 0;
+        k = t - t / stride - 1;
+    }
+    return lab->sweep_shares < 2 || k % lab->sweep_shares == lab->sweep_share;
+}
+
+/* Moves the run past the sweep points the lab leaves out (its pass and
+ * share), so that they take no step, and on to sentence A after the last.
+ * Without positions every point copies the first: each share computes
+ * them all. */
+static void skip_points(poslab_lab *lab, const poslab_config *c) {
+    while (lab->run.at < c->sweep_count && c->scheme != POSLAB_SCHEME_NONE && !computes_point(lab, lab->run.at))
+        lab->run.at++;
+    if (lab->run.at == c->sweep_count) lab->run.phase = RUN_SIDE_A, lab->run.at = 0;
+}
+
 poslab_status poslab_run_begin(poslab_lab *lab, const poslab_config *c, char *message, size_t size) {
     if (!lab || !c) return fail(message, size, POSLAB_ERR_INPUT, "poslab_run: no lab or no config");
     lab->run.phase = RUN_IDLE;
@@ -378,6 +403,7 @@ poslab_status poslab_run_begin(poslab_lab *lab, const poslab_config *c, char *me
     lab->run.s = poslab_config_scale(c);
     lab->run.at = lab->run.block = lab->run.sentence = 0;
     lab->run.phase = c->sweep_count > 0 ? RUN_SWEEP : RUN_SIDE_A;
+    if (lab->run.phase == RUN_SWEEP) skip_points(lab, c);
     return POSLAB_OK;
 }
 
@@ -386,16 +412,11 @@ poslab_status poslab_run_step(poslab_lab *lab, char *message, size_t size) {
         return fail(message, size, POSLAB_ERR_STATE, "poslab_run_step: no poslab_run_begin before it");
     const poslab_config *c = &lab->run.c;
     switch (lab->run.phase) {
-    case RUN_SWEEP: {
-        const int t = lab->run.at;
-        /* (without positions every point copies the first: each share computes them all) */
-        if (lab->sweep_shares < 2 || t % lab->sweep_shares == lab->sweep_share || c->scheme == POSLAB_SCHEME_NONE) {
-            if (!sweep_step(lab, c, t)) return POSLAB_RUNNING;
-        }
+    case RUN_SWEEP:
+        if (!sweep_step(lab, c, lab->run.at)) return POSLAB_RUNNING;
         lab->run.at++;
-        if (lab->run.at == c->sweep_count) lab->run.phase = RUN_SIDE_A, lab->run.at = 0;
+        skip_points(lab, c);
         return POSLAB_RUNNING;
-    }
     case RUN_SIDE_A:
         if (model_of(c)->step(lab, &lab->a, c, lab->run.s, lab->run.at++)) lab->run.phase = RUN_SIDE_B, lab->run.at = 0;
         return POSLAB_RUNNING;
@@ -429,6 +450,14 @@ poslab_status poslab_share_sweep(poslab_lab *lab, int share, int shares) {
     if (!lab || shares < 1 || share < 0 || share >= shares) return POSLAB_ERR_INPUT;
     lab->sweep_share = share;
     lab->sweep_shares = shares;
+    return POSLAB_OK;
+}
+
+poslab_status poslab_sweep_pass(poslab_lab *lab, int pass, int stride) {
+    if (!lab || pass < POSLAB_PASS_ALL || pass > POSLAB_PASS_REST || (pass != POSLAB_PASS_ALL && stride < 2))
+        return POSLAB_ERR_INPUT;
+    lab->sweep_pass = pass;
+    lab->sweep_stride = pass == POSLAB_PASS_ALL ? 0 : stride;
     return POSLAB_OK;
 }
 

@@ -148,6 +148,7 @@ struct poslab_lab {
     unsigned char *sweep_allclose;
     int sweep_capacity;
     int sweep_share, sweep_shares; /* poslab_share_sweep's; 0 shares: every point */
+    int sweep_pass, sweep_stride;  /* poslab_sweep_pass's; POSLAB_PASS_ALL: every point */
 
     /* A run in steps (poslab_run_begin): its config, where it has got to
        (the sweep's points, then each sentence's model, a step at a time;

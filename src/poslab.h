@@ -348,6 +348,19 @@ poslab_status poslab_run_step(poslab_lab *lab, char *message, size_t message_siz
  * point. POSLAB_ERR_INPUT unless 0 <= share < shares. */
 poslab_status poslab_share_sweep(poslab_lab *lab, int share, int shares);
 
+/* Which of a sweep's points the lab's later runs compute: all of them
+ * (POSLAB_PASS_ALL, the default), only every stride-th from the first
+ * (POSLAB_PASS_COARSE: t % stride == 0) or only the others
+ * (POSLAB_PASS_REST). A coarse first curve taken from the sweep itself and
+ * then the rest compute each point once, where a coarse sweep of its own
+ * and then the whole sweep computed the coarse points twice (the page's
+ * chart at 64 words, d 512). Shares (poslab_share_sweep) split the points
+ * of the pass: its k-th point (k = 0, 1, ...) goes to share k % shares.
+ * Without positions every point is computed, as with shares.
+ * POSLAB_ERR_INPUT for another pass or a stride under 2. */
+typedef enum { POSLAB_PASS_ALL = 0, POSLAB_PASS_COARSE = 1, POSLAB_PASS_REST = 2 } poslab_pass;
+poslab_status poslab_sweep_pass(poslab_lab *lab, int pass, int stride);
+
 /* The last successful run, or NULL if there was none. */
 const poslab_result *poslab_result_of(const poslab_lab *lab);
 

@@ -505,6 +505,105 @@ static void test_shared_sweep(void) {
     for (int p = 0; p < 3; p++) poslab_destroy(part[p]);
 }
 
+/* A sweep in two passes (poslab_sweep_pass): its every 10th point, then the
+ * rest, by one lab or shared by two, gathers into the whole sweep to the
+ * bit; its coarse points are a 13-point sweep's over the same range; and a
+ * lab set back to every point sweeps whole. */
+enum { PASS_COUNT = 121, PASS_STRIDE = 10, PASS_ROWS = 1 + POSLAB_MAX_TOKENS };
+typedef struct {
+    double scales[PASS_COUNT], cosine[PASS_ROWS * PASS_COUNT];
+    unsigned char close[PASS_ROWS * PASS_COUNT];
+} sweep_copy;
+
+static void copy_sweep(sweep_copy *to, const poslab_result *r) {
+    memcpy(to->scales, r->sweep_scales, sizeof to->scales);
+    memcpy(to->cosine, r->sweep_cosine, (1 + (size_t)r->pair_count) * PASS_COUNT * sizeof(double));
+    memcpy(to->close, r->sweep_allclose, (1 + (size_t)r->pair_count) * PASS_COUNT);
+}
+
+static void test_sweep_passes(void) {
+    char msg[POSLAB_MESSAGE_BYTES];
+    poslab_lab *whole = poslab_create(), *part[2] = {poslab_create(), poslab_create()};
+    CHECK(poslab_sweep_pass(whole, 3, 10) == POSLAB_ERR_INPUT && poslab_sweep_pass(whole, POSLAB_PASS_COARSE, 1) ==
+          POSLAB_ERR_INPUT && poslab_sweep_pass(whole, -1, 10) == POSLAB_ERR_INPUT &&
+          poslab_sweep_pass(NULL, POSLAB_PASS_ALL, 0) == POSLAB_ERR_INPUT, "unknown passes and strides under 2 are refused");
+    static sweep_copy coarse[2], rest[2];
+    const char *schemes[] = {"random", "rope", "alibi"};
+    for (int k = 0; k < 4; k++) {
+        const char *head[] = {"scheme", k < 3 ? schemes[k] : "rope", "heads", "2", "sweep", "1e-9:1e3:121", NULL};
+        const char *deep[] = {"model", "transformer", "layers", "2", "heads", "2", "dim", "16", "scheme", "sinusoidal",
+                              "sweep", "1e-9:1e3:121", NULL};
+        poslab_config cfg;
+        CHECK(set_all(&cfg, k < 3 ? head : deep), "config %d parses", k);
+        CHECK(poslab_run(whole, &cfg, msg, sizeof msg) == POSLAB_OK, "whole: %s", msg);
+        const poslab_result *w = poslab_result_of(whole);
+        const size_t rows = 1 + (size_t)w->pair_count;
+        for (int shares = 1; shares <= 2; shares++) {
+            for (int p = 0; p < shares; p++) {
+                CHECK(poslab_share_sweep(part[p], p, shares) == POSLAB_OK, "share %d of %d", p, shares);
+                CHECK(poslab_sweep_pass(part[p], POSLAB_PASS_COARSE, PASS_STRIDE) == POSLAB_OK, "coarse pass");
+                CHECK(poslab_run(part[p], &cfg, msg, sizeof msg) == POSLAB_OK, "coarse: %s", msg);
+                copy_sweep(&coarse[p], poslab_result_of(part[p]));
+                CHECK(poslab_sweep_pass(part[p], POSLAB_PASS_REST, PASS_STRIDE) == POSLAB_OK, "rest pass");
+                CHECK(poslab_run(part[p], &cfg, msg, sizeof msg) == POSLAB_OK, "rest: %s", msg);
+                copy_sweep(&rest[p], poslab_result_of(part[p]));
+            }
+            int same = 1;
+            for (int t = 0; t < PASS_COUNT; t++) {
+                /* the point's place among its pass's points, and so its share */
+                const int on = t % PASS_STRIDE == 0, place = on ? t / PASS_STRIDE : t - t / PASS_STRIDE - 1;
+                const sweep_copy *from = on ? &coarse[place % shares] : &rest[place % shares];
+                same &= !memcmp(&from->scales[t], &w->sweep_scales[t], sizeof(double));
+                for (size_t row = 0; row < rows; row++) {
+                    size_t at = row * PASS_COUNT + t;
+                    same &= !memcmp(&from->cosine[at], &w->sweep_cosine[at], sizeof(double)) &&
+                            from->close[at] == w->sweep_allclose[at];
+                }
+            }
+            CHECK(same, "config %d, %d share(s): the two passes' points equal one lab's sweep to the bit", k, shares);
+        }
+        /* the coarse pass is a 13-point sweep over the same range */
+        CHECK(poslab_config_set(&cfg, "sweep", "1e-9:1e3:13", msg, sizeof msg) == POSLAB_OK, "13 points: %s", msg);
+        CHECK(poslab_run(whole, &cfg, msg, sizeof msg) == POSLAB_OK, "13 points: %s", msg);
+        w = poslab_result_of(whole);
+        int same = 1;
+        for (int c = 0; c < 13; c++) {
+            const int t = c * PASS_STRIDE;
+            same &= !memcmp(&coarse[0].scales[t], &w->sweep_scales[c], sizeof(double));
+            for (size_t row = 0; row < rows; row++)
+                same &= !memcmp(&coarse[0].cosine[row * PASS_COUNT + t], &w->sweep_cosine[row * 13 + c], sizeof(double));
+        }
+        CHECK(same, "config %d: the coarse pass is the 13-point sweep to the bit", k);
+    }
+    /* in steps (poslab_run_step's calls), the points a pass leaves out take
+       none: two a point (one per sentence), then one per sentence for the
+       run at the scale */
+    const char *steps_of[] = {"scheme", "random", "sweep", "1e-9:1e3:121", NULL};
+    poslab_config cfg;
+    CHECK(set_all(&cfg, steps_of), "random parses");
+    const int passes[] = {POSLAB_PASS_COARSE, POSLAB_PASS_REST}, want_steps[] = {13 * 2 + 2, 108 * 2 + 2};
+    CHECK(poslab_share_sweep(part[0], 0, 1) == POSLAB_OK, "every share");
+    for (int p = 0; p < 2; p++) {
+        CHECK(poslab_sweep_pass(part[0], passes[p], PASS_STRIDE) == POSLAB_OK, "pass %d", passes[p]);
+        CHECK(poslab_run_begin(part[0], &cfg, msg, sizeof msg) == POSLAB_OK, "begin: %s", msg);
+        int steps = 1;
+        while (poslab_run_step(part[0], msg, sizeof msg) == POSLAB_RUNNING) steps++;
+        CHECK(steps == want_steps[p], "pass %d in %d steps (%d wanted)", passes[p], steps, want_steps[p]);
+    }
+    /* back to every point */
+    const char *rope[] = {"scheme", "rope", "sweep", "1e-2:100:25", NULL};
+    CHECK(set_all(&cfg, rope), "rope parses");
+    CHECK(poslab_share_sweep(part[1], 0, 1) == POSLAB_OK && poslab_sweep_pass(part[1], POSLAB_PASS_ALL, 0) == POSLAB_OK,
+          "every point again");
+    char *want = fresh_json(&cfg);
+    CHECK(poslab_run(part[1], &cfg, msg, sizeof msg) == POSLAB_OK, "run: %s", msg);
+    const char *got = poslab_json(part[1], POSLAB_JSON_FULL);
+    CHECK(want && got && !strcmp(want, got), "a lab set back to every point sweeps whole");
+    free(want);
+    poslab_destroy(whole);
+    for (int p = 0; p < 2; p++) poslab_destroy(part[p]);
+}
+
 static void test_steps(void) {
     char msg[POSLAB_MESSAGE_BYTES];
     const char *deep[] = {"model", "transformer", "layers", "3", "heads", "2", "dim", "16", "scheme", "rope",
@@ -1131,6 +1230,7 @@ int main(int argc, char **argv) {
     test_new_words_same_draws();
     test_steps();
     test_shared_sweep();
+    test_sweep_passes();
     test_threshold_steps(argv[3]);
     const jvalue *tables = json_get(&fixtures, "tables");
     CHECK(tables != NULL, "the fixtures hold NumPy's tables");

@@ -166,6 +166,9 @@ export interface Lab {
   /** later runs compute only the sweep points t with t % shares === share, so that labs in as many
    *  workers compute one sweep between them; (0, 1) computes every point */
   shareSweep(share: number, shares: number): void;
+  /** later runs compute one pass of a sweep's points: all (the default), the coarse ones (t % stride === 0) or
+   *  the rest; shares then split the pass's points */
+  sweepPass(pass: 'all' | 'coarse' | 'rest', stride?: number): void;
   /** the magnitude where allclose stops holding for pairs[pair] (-1: the mean) */
   threshold(config: Config, pair: number, range?: { lo?: number; hi?: number; relTol?: number }): number;
   /** rows first .. first + count - 1 of the sinusoidal table at width dim */

@@ -21,11 +21,14 @@ import { SINGLE_FILE } from './bundled.js';
 export const CORE_FUNCTIONS = [
   '_malloc', '_free',
   '_poslab_config_new', '_poslab_config_free', '_poslab_config_set',
-  '_poslab_create', '_poslab_destroy', '_poslab_run', '_poslab_run_begin', '_poslab_run_step', '_poslab_share_sweep',
+  '_poslab_create', '_poslab_destroy', '_poslab_run', '_poslab_run_begin', '_poslab_run_step', '_poslab_share_sweep', '_poslab_sweep_pass',
   '_poslab_json', '_poslab_result_array',
   '_poslab_threshold', '_poslab_status_text', '_poslab_options_json', '_poslab_heap_bytes_in_use',
   '_poslab_sinusoidal_table', '_poslab_alibi_slope',
 ];
+
+// poslab_pass's values, in order.
+const SWEEP_PASSES = ['all', 'coarse', 'rest'];
 
 // The checkpoint module's functions beyond CORE_FUNCTIONS; tests check it
 // against src/exports_checkpoint.json. (Written without their common
@@ -257,6 +260,20 @@ class Lab {
     this.check();
     if (!Number.isInteger(share) || !Number.isInteger(shares) || this.core._poslab_share_sweep(this.lab, share, shares) !== 0) {
       throw new Error(`shareSweep: share ${share} of ${shares}; allowed: integers with 0 <= share < shares`);
+    }
+  }
+
+  // From now on this lab's runs compute one pass of a sweep's points
+  // (poslab_sweep_pass): 'all' (the default), 'coarse' (the points t with
+  // t % stride === 0) or 'rest' (the others). A coarse first curve taken
+  // from the sweep itself and then the rest compute each point once;
+  // shareSweep's shares split the points of the pass (its k-th point goes
+  // to share k % shares), and passAndShareOf (app/sweep.js) says whose a point is.
+  sweepPass(pass, stride = 0) {
+    this.check();
+    const code = SWEEP_PASSES.indexOf(pass);
+    if (code < 0 || !Number.isInteger(stride) || this.core._poslab_sweep_pass(this.lab, code, stride) !== 0) {
+      throw new Error(`sweepPass: ${JSON.stringify(pass)} with stride ${stride}; allowed: 'all', or 'coarse' or 'rest' with an integer stride of 2 or more`);
     }
   }
 

@@ -417,9 +417,10 @@ out('Measured with the Performance API inside the page (tests/bench/browser.mjs)
     'that each computed a sweep) needs a new sweep: it is timed until the ' +
     'chart.draw() that draws the new sweep returns, layout forced after it ("full curve"), and until the first ' +
     'curve for the new words is drawn ("first curve"): a sweep expected to take over 60 ms shows a coarse curve ' +
-    '(one magnitude per power of ten, a tenth of the work) first, saying so in the caption. At start the page ' +
+    '(one magnitude per power of ten: the sweep\'s every tenth point, computed first, the rest after it) first, ' +
+    'saying so in the caption. At start the page ' +
     'times a small sweep on its own thread (and the whole sweep again once it has settled) and from then on sends ' +
-    'every sweep it expects to take over 14 ms to its two sweep workers, each computing every other magnitude, ' +
+    'every sweep it expects to take over 14 ms to its two sweep workers, each computing every other point of each pass, ' +
     'the moment the keystroke comes when they are free. After a sweep of a kind (scheme, heads, width) the ' +
     'expectation is what that sweep took, wherever it ran. Those new sentences keep the count of distinct words ' +
     'and the lengths, so the core keeps its draws and only places the words anew; a keystroke that changes the ' +
@@ -437,7 +438,11 @@ out('Measured with the Performance API inside the page (tests/bench/browser.mjs)
     'it has been busy). Chromium\'s throttling is not a slow device for WebAssembly in every task: a sweep of ' +
     'a millisecond sometimes runs unthrottled (at rate 20, 1.0 ms in 2 of 8 idle tasks against 16-35 ms in the ' +
     'others, where JavaScript of the same length took 37-62 ms every time; at rate 2, 1.3 ms once in 16 against ' +
-    '2.1-3.5), so the page\'s own sweeps under throttling are at times timed fast. Chromium runs headless with ' +
+    '2.1-3.5), so the page\'s own sweeps under throttling are at times timed fast. And the throttled page\'s thread ' +
+    'burns CPU a slower device would not: a page left idle under 2x throttling used 1.46 s of CPU on its main thread ' +
+    'in 3 s (none unthrottled), and during ten keystrokes at (c) with RoPE and 8 heads 2.3 s in 4.9 s (0.33 s in 1.9 s ' +
+    'unthrottled), half a core of the two taken from the sweep workers; so the full curves the workers compute under ' +
+    'throttling are timed slower than such a device would take. Chromium runs headless with ' +
     'software rendering (--disable-gpu), which makes canvas drawing and the first paint slower than on a desktop, ' +
     'and without the omnibox popup that headless Chromium otherwise loads in a renderer of its own for every new ' +
     'page (tests/browser/harness.mjs says why).');

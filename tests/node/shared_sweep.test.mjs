@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const { createLab } = await import(`${ROOT}build/site/poslab.js`);
-const { mergeShares, sweepJob, thresholdFor, unpackSweep, SWEEP } = await import(`${ROOT}web/app/sweep.js`);
+const { mergeShares, sweepJob, thresholdFor, unpackSweep, SWEEP, COARSE_SWEEP, coarseCurve, inPass, joinPasses } =
+  await import(`${ROOT}web/app/sweep.js`);
 const { shareSweeps } = await import(`${ROOT}web/browser/sweeper.js`);
 
 const whole = await createLab();
@@ -37,6 +38,54 @@ test('shares of a sweep, merged, are one lab\'s sweep to the bit', () => {
   }
   parts.forEach((lab) => lab.shareSweep(0, 1));
   assert.deepEqual(parts[1].run(CONFIGS[3]).sweep, whole.run(CONFIGS[3]).sweep, 'back to 0 of 1: every point');
+});
+
+// A sweep in two passes (lab.sweepPass): its every 10th magnitude first,
+// for the coarse curve, then the rest, so that no point is computed twice.
+test('a sweep in passes: the coarse pass is the 13-point sweep, and with the rest it is the whole sweep, to the bit', () => {
+  for (const config of CONFIGS.slice(1)) {
+    const want = whole.run({ ...config, packed: true }).sweep;
+    const wantCoarse = whole.run({ ...config, sweep: COARSE_SWEEP, packed: true }).sweep;
+    const first = { ...inPass(parts[0], 'coarse', () => parts[0].run({ ...config, packed: true }).sweep), passes: 10 };
+    assert.deepEqual(coarseCurve(first), wantCoarse, `${config.scheme}: the coarse curve`);
+    const joined = joinPasses(first, inPass(parts[0], 'rest', () => parts[0].run({ ...config, packed: true }).sweep));
+    assert.deepEqual({ ...joined, passes: undefined }, { ...want, passes: undefined }, `${config.scheme}: both passes`);
+    assert.equal(joined.passes, 10);
+    // shared between two labs, each taking every other point of each pass
+    const coarse = parts.slice(0, 2).map((lab, k) => {
+      lab.shareSweep(k, 2);
+      return { ...inPass(lab, 'coarse', () => lab.run({ ...config, packed: true }).sweep), passes: 10 };
+    });
+    assert.deepEqual(coarseCurve(mergeShares(coarse)), wantCoarse, `${config.scheme}: two labs' coarse pass`);
+    const rests = parts.slice(0, 2).map((lab, k) => joinPasses(coarse[k], inPass(lab, 'rest', () => lab.run({ ...config, packed: true }).sweep)));
+    assert.deepEqual(unpackSweep(mergeShares(rests)), unpackSweep(want), `${config.scheme}: two labs' passes`);
+    parts.forEach((lab) => lab.shareSweep(0, 1));
+  }
+  // inPass leaves the lab on every point, after a failure too
+  assert.throws(() => inPass(parts[0], 'coarse', () => parts[0].run({ dim: 0 })), /dim/);
+  assert.deepEqual(parts[0].run({ ...CONFIGS[3], packed: true }).sweep, whole.run({ ...CONFIGS[3], packed: true }).sweep);
+  for (const [pass, stride] of [['some', 10], ['coarse', 1], ['rest', 1.5], ['all', 'x']]) {
+    assert.throws(() => whole.sweepPass(pass, stride), /sweepPass: .* allowed: 'all', or 'coarse' or 'rest' with an integer stride of 2 or more/);
+  }
+});
+
+test('a sweep worker asked for a coarse curve sends the coarse pass, then the whole sweep, each point computed once', async () => {
+  const { sweep: _s, ...config } = CONFIGS[3];
+  const partials = [];
+  const runs = []; // the pass each run computed
+  let pass = 'all';
+  const counting = Object.assign(Object.create(Object.getPrototypeOf(parts[2])), parts[2], {
+    run: (c) => { runs.push(pass); return parts[2].run(c); },
+    sweepPass: (p, stride) => { pass = p; parts[2].sweepPass(p, stride); },
+  });
+  await sweepJob({ config, range: SWEEP, pairs: [], sweep: null, coarse: true }, counting, (p) => partials.push(p));
+  assert.deepEqual(partials.map((p) => Boolean(p.coarse)), [true, false]);
+  assert.deepEqual(runs, ['coarse', 'rest'], 'two runs: the coarse pass and the rest');
+  assert.equal(pass, 'all');
+  assert.deepEqual(coarseCurve(partials[0].sweep), whole.run({ ...config, sweep: COARSE_SWEEP, packed: true }).sweep);
+  assert.deepEqual(unpackSweep(partials[1].sweep), whole.run({ ...config, sweep: SWEEP }).sweep);
+  assert.deepEqual(parts[2].run({ ...config, sweep: SWEEP, packed: true }).sweep, whole.run({ ...config, sweep: SWEEP, packed: true }).sweep,
+    'and the lab computes every point again');
 });
 
 test('shareSweep refuses shares that do not exist', () => {
@@ -72,6 +121,8 @@ test('shareSweeps: one merged sweep for the page, the thresholds split between t
   assert.ok(partials[1].sweep.packed, 'packed, as the page keeps it');
   assert.deepEqual(unpackSweep(partials[1].sweep), want);
   assert.equal(partials[1].sweep.scales.length, SWEEP.count);
+  assert.deepEqual(coarseCurve(partials[0].sweep), whole.run({ ...plain, sweep: COARSE_SWEEP, packed: true }).sweep,
+    'the coarse curve from the two workers\' coarse passes');
   assert.deepEqual(sweepers[1].asked[0], { config: plain, warm: true }, 'the new copy first draws the state\'s weights');
   assert.deepEqual(sweepers.map((s) => work(s)[0].share), [[0, 2], [1, 2]], 'each worker asked for its share');
   assert.deepEqual(sweepers.map((s) => work(s)[1].pairs), [[1, -1], [3]], 'the thresholds split');
@@ -171,4 +222,25 @@ test('the model reports a request as sweeping until its sweep is in, not while i
   await done;
   assert.equal(model.offThreadSweeping(), false);
   assert.equal(model.cachedThreshold(state, -1), 0.25);
+});
+
+// The page's own coarse curve (no worker: the single file, or a worker
+// that broke) is the coarse pass of its sweep, and the sweep that follows
+// computes only the rest.
+test('the page\'s coarse curve is its sweep\'s coarse pass, and the sweep after it computes only the rest', async () => {
+  const { stateForm } = await import('../state_form.mjs');
+  const { form, lab } = await stateForm();
+  const { Model } = await import(`${ROOT}web/app/model.js`);
+  const passes = [];
+  const watched = Object.assign(Object.create(Object.getPrototypeOf(lab)), lab, {
+    sweepPass: (pass, stride) => { passes.push(pass); lab.sweepPass(pass, stride); },
+  });
+  const model = new Model(watched, form);
+  const state = { ...form.defaultState(), a: 'the dog bites the man', b: 'the man bites the dog', positions: true, scheme: 'rope' };
+  const config = model.configOf(state);
+  const curve = model.computeCoarse(state);
+  assert.deepEqual(curve, whole.run({ ...config, sweep: COARSE_SWEEP, packed: true }).sweep);
+  assert.equal(model.coarseSweep(state), curve, 'one curve, drawn as it is');
+  assert.deepEqual(unpackSweep(model.sweep(state)), whole.run({ ...config, sweep: SWEEP }).sweep);
+  assert.deepEqual(passes, ['coarse', 'all', 'rest', 'all']);
 });

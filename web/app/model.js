@@ -2,7 +2,7 @@
 // into the lab's config, runs the verdict on every change and the sweep only
 // when something other than the magnitude changed (both cached).
 import { MAX_SENTENCE_CHARS, NUL_PROBLEM, wordsOf, isCheckpointModel } from './state.js';
-import { SWEEP, COARSE_SWEEP, thresholdFor, unpackSweep } from './sweep.js';
+import { SWEEP, COARSE_SWEEP, COARSE_STRIDE, thresholdFor, unpackSweep, inPass, joinPasses, coarseCurve } from './sweep.js';
 
 // The ranges and the threshold search live in sweep.js, which the sweep
 // worker shares.
@@ -26,6 +26,8 @@ const wellFormed = (s) => (typeof s.toWellFormed === 'function' ? s.toWellFormed
 // p50 with 8 heads, two rounds of four schemes: 18-35 ms with 14 here
 // against 25-38 ms with 9.
 export const QUICK_CHART_MS = 14;
+// The points of a sweep outside its coarse pass (app/sweep.js).
+const REST_COUNT = SWEEP.count - COARSE_SWEEP.count;
 // A sweep expected to take longer than this shows a coarse curve first
 // (COARSE_SWEEP, a tenth of the work). Before any sweep has been timed or
 // the thread calibrated, one of more than COARSE_WORK words² × d is
@@ -150,7 +152,9 @@ export class Model {
     this.runs = new Cache(16);
     this.fulls = new Cache(8); // with outputs and attention matrices, for the open views
     this.sweeps = new Cache(8); // switching positions off and on again is free
-    this.coarse = new Cache(4); // first curves of long sweeps, until the sweep itself is cached
+    // first curves of long sweeps, until the sweep itself is cached: {pass, curve}, the sweep's
+    // coarse pass (from a checkpoint's runner, COARSE_SWEEP's own points) and the curve drawn
+    this.coarse = new Cache(4);
     this.thresholds = new Cache(64);
     // What a unit of a head's chart work costs on this thread (calibrate())
     // and in the sweep workers (the last sweep they computed, by the clock:
@@ -431,7 +435,7 @@ export class Model {
 
   // The coarse first curve for the state, if one was computed.
   coarseSweep(state) {
-    return this.coarse.get(this.sweepKey(state));
+    return this.coarse.get(this.sweepKey(state))?.curve;
   }
 
   // Whether the state's sweep is expected to take long enough to show a
@@ -450,7 +454,22 @@ export class Model {
   // Computes the coarse first curve on this thread.
   computeCoarse(state) {
     const key = this.sweepKey(state);
-    return this.coarse.get(key) ?? this.coarse.set(key, this.lab.run({ ...this.configOf(state), sweep: COARSE_SWEEP, packed: true }).sweep);
+    if (!this.coarse.has(key)) {
+      const pass = inPass(this.lab, 'coarse', () => this.lab.run({ ...this.configOf(state), sweep: SWEEP, packed: true }).sweep);
+      this.keepCoarse(key, { ...pass, passes: COARSE_STRIDE });
+    }
+    return this.coarse.get(key).curve;
+  }
+
+  // How many of the sweep's points are still to compute: those outside its
+  // coarse pass once that is in.
+  restCount(state) {
+    return this.coarse.get(this.sweepKey(state))?.pass.passes ? REST_COUNT : SWEEP.count;
+  }
+
+  // Keeps a sweep's coarse pass and the curve drawn from it (coarseCurve).
+  keepCoarse(key, pass) {
+    this.coarse.set(key, { pass, curve: coarseCurve(pass) });
   }
 
   // The sweep at SWEEP's magnitudes, packed (app/sweep.js); computed once per key.
@@ -458,8 +477,10 @@ export class Model {
     const key = this.sweepKey(state);
     const cached = this.sweeps.get(key);
     if (cached) return cached;
-    const result = this.lab.run({ ...this.configOf(state), sweep: SWEEP, packed: true });
-    return this.sweeps.set(key, result.sweep);
+    // the rest of a sweep whose coarse pass this thread or the workers computed (each point once)
+    const coarse = this.coarse.get(key)?.pass;
+    const run = () => this.lab.run({ ...this.configOf(state), sweep: SWEEP, packed: true }).sweep;
+    return this.sweeps.set(key, coarse?.passes ? joinPasses(coarse, inPass(this.lab, 'rest', run)) : run());
   }
 
   // Everything the chart shows beyond the verdicts: the sweep (timed, to
@@ -467,9 +488,10 @@ export class Model {
   // word and of the mean.
   chartData(state, { sweepOnly = false } = {}) {
     if (this.cachedSweep(state) === undefined) {
+      const points = this.restCount(state);
       const t0 = performance.now();
       this.sweep(state);
-      this.learnChart(state, performance.now() - t0);
+      this.learnChart(state, performance.now() - t0, points);
       this.swept.page += 1;
     }
     if (sweepOnly) return;
@@ -501,10 +523,11 @@ export class Model {
     const options = yields ? { latestOnly: true, yields: true, group: key } : undefined;
     request.promise = call({ config: this.configOf(state), range: SWEEP, pairs, sweep, coarse }, (partial) => {
       if (partial.coarse) {
-        this.coarse.set(key, partial.sweep);
+        this.keepCoarse(key, partial.sweep);
       } else {
         this.sweeps.set(key, partial.sweep);
-        this.learnChart(state, partial.ms, SWEEP.count, true, partial.threadMs);
+        // (after a coarse pass, only the rest was timed)
+        this.learnChart(state, partial.ms, partial.sweep.passes ? REST_COUNT : SWEEP.count, true, partial.threadMs);
         this.swept.worker += 1;
       }
       request.onSweep.forEach((f) => f());

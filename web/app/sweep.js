@@ -6,8 +6,16 @@ export const SWEEP = { lo: 1e-9, hi: 1e3, count: 121 };
 // Every tenth of them, one per power of ten (so the chart's table is
 // whole): a first curve for a sweep that takes long (64 words at d 512 with
 // RoPE: about half a second on a slow laptop), drawn while the rest is
-// computed. A tenth of the work; the full sweep follows.
-export const COARSE_SWEEP = { lo: SWEEP.lo, hi: SWEEP.hi, count: (SWEEP.count - 1) / 10 + 1 };
+// computed. The head's and the transformer's is the sweep's own first pass
+// (lab.sweepPass: its every COARSE_STRIDE-th point, then the rest), so that
+// no point is computed twice: a coarse sweep of its own and then the whole
+// sweep cost a tenth more (at 64 words, d 512, RoPE and 8 heads under 2x
+// throttling the full curve came at p50 445 ms against 414 in passes).
+// Those points are COARSE_SWEEP's to the bit (shared_sweep.test and
+// test_core check it). A sweep computed so carries `passes` (the stride);
+// until its rest is in, only its coarse points hold numbers.
+export const COARSE_STRIDE = 10;
+export const COARSE_SWEEP = { lo: SWEEP.lo, hi: SWEEP.hi, count: (SWEEP.count - 1) / COARSE_STRIDE + 1 };
 // Where lab.threshold looks for the last magnitude at which allclose holds:
 // from far below the plot up to the core's largest magnitude.
 export const thresholdRange = (limits) => ({ lo: 1e-12, hi: limits.max_scale, relTol: 1e-3 });
@@ -38,17 +46,71 @@ export function thresholdFor(lab, config, sweep, pair) {
   return lab.threshold(config, pair, searchAround(at, sweep.scales, thresholdRange(lab.options.limits)));
 }
 
-// One packed sweep from the packed parts that labs sharing it computed
-// (lab.shareSweep: part k holds the points t with t % parts.length === k).
-export function mergeShares(parts) {
-  const { scales, empty } = parts[0], count = scales.length;
-  const cosine = new Float64Array(parts[0].cosine.length), close = new Uint8Array(parts[0].close.length);
+// Which of n labs sharing a sweep computed its point t (lab.shareSweep):
+// t % n, or, for a sweep computed in passes (`stride`: lab.sweepPass), the
+// place of t among its pass's points % n.
+export function shareOf(t, n, stride = 0) {
+  if (!stride) return t % n;
+  return (t % stride === 0 ? t / stride : t - Math.floor(t / stride) - 1) % n;
+}
+
+// Runs run() with the lab computing only `pass` of a sweep's points
+// ('coarse' or 'rest', COARSE_STRIDE apart), and puts the lab back on
+// every point after, when run() returns or, for a promise (a run in
+// steps), when that settles, dropped mid-way included.
+export function inPass(lab, pass, run) {
+  lab.sweepPass(pass, COARSE_STRIDE);
+  let result;
+  try {
+    result = run();
+  } catch (e) {
+    lab.sweepPass('all');
+    throw e;
+  }
+  if (result instanceof Promise) return result.finally(() => lab.sweepPass('all'));
+  lab.sweepPass('all');
+  return result;
+}
+
+// A packed sweep with the coarse points of `coarse` and the other points
+// of `rest`: the two passes of one lab (inPass), one sweep.
+export function joinPasses(coarse, rest) {
+  return { ...pick(rest, (t) => (t % COARSE_STRIDE === 0 ? coarse : rest)), passes: COARSE_STRIDE };
+}
+
+// A packed sweep whose point t is from(t)'s.
+function pick(base, from) {
+  const { scales, empty } = base, count = scales.length;
+  const cosine = new Float64Array(base.cosine.length), close = new Uint8Array(base.close.length);
   for (let i = 0; i < cosine.length; i++) {
-    const part = parts[(i % count) % parts.length];
+    const part = from(i % count);
     cosine[i] = part.cosine[i];
     close[i] = part.close[i];
   }
-  return { packed: true, scales: Float64Array.from(scales, (_, t) => parts[t % parts.length].scales[t]), cosine, close, empty };
+  return { packed: true, scales: Float64Array.from(scales, (_, t) => from(t).scales[t]), cosine, close, empty };
+}
+
+// One packed sweep from the packed parts that labs sharing it computed
+// (lab.shareSweep; in passes when the parts carry `passes`: shareOf).
+export function mergeShares(parts) {
+  const stride = parts[0].passes ?? 0;
+  const merged = pick(parts[0], (t) => parts[shareOf(t, parts.length, stride)]);
+  return stride ? { ...merged, passes: stride } : merged;
+}
+
+// The coarse curve (COARSE_SWEEP's points) of a sweep whose coarse pass is
+// in; a sweep of COARSE_SWEEP's own points as it is.
+export function coarseCurve(sweep) {
+  if (sweep.scales.length === COARSE_SWEEP.count) return sweep;
+  const { scales, empty } = sweep, count = scales.length, rows = empty.length, n = COARSE_SWEEP.count;
+  const cosine = new Float64Array(rows * n), close = new Uint8Array(rows * n);
+  for (let r = 0; r < rows; r++) {
+    for (let k = 0; k < n; k++) {
+      cosine[r * n + k] = sweep.cosine[r * count + k * COARSE_STRIDE];
+      close[r * n + k] = sweep.close[r * count + k * COARSE_STRIDE];
+    }
+  }
+  return { packed: true, scales: Float64Array.from({ length: n }, (_, k) => scales[k * COARSE_STRIDE]), cosine, close, empty };
 }
 
 // A sweep as typed arrays, the page's and its workers' form throughout
@@ -77,7 +139,8 @@ export function unpackSweep(sweep) {
 
 // A worker's chart request (browser/sweeper.js's protocol): `sweep` is the
 // page's copy when it has one (it then needs only thresholds), `coarse`
-// asks for COARSE_SWEEP's points first, `share` ([k, n]) asks for only
+// asks for the sweep's coarse pass first (a partial reply whose sweep holds
+// only those points: coarseCurve gives the curve), `share` ([k, n]) asks for only
 // the points that are share k of n (shareSweeps in browser/sweeper.js). Sends the sweep as a partial reply
 // ({sweep, ms, coarse?}, the sweep packed) and returns [[pair, threshold], ...].
 // With `between` (serveRequests'), it is awaited before each threshold,
@@ -107,10 +170,16 @@ export async function sweepJob({ config, range, pairs, coarse, sweep: given, sha
   };
   let sweep = given;
   if (!sweep && coarse) {
-    const t0 = performance.now();
-    partial({ sweep: await sweepOf(COARSE_SWEEP), ms: performance.now() - t0, coarse: true });
-  }
-  if (!sweep) {
+    // the coarse pass, then the rest: one sweep, every point computed once
+    // (a partial reply of each; the page takes the coarse curve from the
+    // first: coarseCurve)
+    let t0 = performance.now();
+    const first = { ...(await inPass(lab, 'coarse', () => sweepOf(range))), passes: COARSE_STRIDE };
+    partial({ sweep: first, ms: performance.now() - t0, coarse: true });
+    t0 = performance.now();
+    sweep = joinPasses(first, await inPass(lab, 'rest', () => sweepOf(range)));
+    partial({ sweep, ms: performance.now() - t0 });
+  } else if (!sweep) {
     const t0 = performance.now();
     sweep = await sweepOf(range);
     partial({ sweep, ms: performance.now() - t0 });
