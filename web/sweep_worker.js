@@ -7,7 +7,6 @@
 //            sweep: the page's copy when it has one (it then needs only
 //            thresholds, and the worker does not sweep again), else null
 //            coarse: whether to send the sweep's coarse pass first
-//            warm: only run the config (its draws), and answer []
 //   partial: {sweep, ms, coarse: true}, first, if asked for: the sweep's
 //            coarse pass (every tenth point; coarseCurve in app/sweep.js),
 //            so that a long sweep shows a first curve early

@@ -103,10 +103,6 @@ const fakeSweeper = (lab) => {
   return self;
 };
 
-// What a sweeper was asked besides warming up (a new copy first draws the
-// state's weights: sweepJob's `warm`).
-const work = (sweeper) => sweeper.asked.filter((r) => !r.warm);
-
 test('shareSweeps: one merged sweep for the page, the thresholds split between the workers', async () => {
   const config = CONFIGS[2];
   const { sweep: _s, ...plain } = config;
@@ -123,9 +119,8 @@ test('shareSweeps: one merged sweep for the page, the thresholds split between t
   assert.equal(partials[1].sweep.scales.length, SWEEP.count);
   assert.deepEqual(coarseCurve(partials[0].sweep), whole.run({ ...plain, sweep: COARSE_SWEEP, packed: true }).sweep,
     'the coarse curve from the two workers\' coarse passes');
-  assert.deepEqual(sweepers[1].asked[0], { config: plain, warm: true }, 'the new copy first draws the state\'s weights');
-  assert.deepEqual(sweepers.map((s) => work(s)[0].share), [[0, 2], [1, 2]], 'each worker asked for its share');
-  assert.deepEqual(sweepers.map((s) => work(s)[1].pairs), [[1, -1], [3]], 'the thresholds split');
+  assert.deepEqual(sweepers.map((s) => s.asked[0].share), [[0, 2], [1, 2]], 'each worker asked for its share');
+  assert.deepEqual(sweepers.map((s) => s.asked[1].pairs), [[1, -1], [3]], 'the thresholds split');
   assert.deepEqual(thresholds.map(([pair]) => pair).sort(), [...pairs].sort(), 'every threshold asked for');
   for (const [pair, value] of thresholds) assert.equal(value, thresholdFor(whole, plain, partials[1].sweep, pair), `threshold of ${pair}`);
   // without positions, and for thresholds alone, one worker does it all
@@ -140,8 +135,7 @@ test('shareSweeps: one merged sweep for the page, the thresholds split between t
   assert.equal(sweepers[0].ended, false, 'the first stays');
   await both.call({ config: plain, range: SWEEP, pairs: [], sweep: null, coarse: false }, () => {});
   assert.equal(sweepers.length, 3, 'a new copy for the next sweep');
-  assert.equal(sweepers[2].asked[0].warm, true);
-  assert.deepEqual(work(sweepers[2])[0].share, [1, 2]);
+  assert.deepEqual(sweepers[2].asked[0].share, [1, 2]);
   both.end();
 });
 
@@ -151,7 +145,7 @@ test('shareSweeps with a pause: a newer request within it leaves the older one\'
   const sweepers = [fakeSweeper(parts[0])];
   const more = () => { const s = fakeSweeper(parts[sweepers.length]); sweepers.push(s); return s; };
   const both = shareSweeps(sweepers[0], { more, extras: 1, idleMs: 1000, pauseMs: 60 });
-  const asked = () => sweepers.map((s) => work(s).filter((r) => r.pairs.length).length);
+  const asked = () => sweepers.map((s) => s.asked.filter((r) => r.pairs.length).length);
   let curves = 0;
   const older = both.call({ config: plain, range: SWEEP, pairs: [0, -1], sweep: null, coarse: false }, () => { curves += 1; });
   await new Promise((resolve) => { setTimeout(resolve, 20); }); // the curves are in, the pause is on

@@ -151,14 +151,8 @@ export function unpackSweep(sweep) {
 // run for those weights takes over at the next step. Once `newer()` says a
 // request came after this one, the thresholds not yet computed are left
 // out of the answer.
-// With `warm`, the worker only runs the config once, so that the draws
-// it needs are made now and not in its first share, and answers [].
-export async function sweepJob({ config, range, pairs, coarse, sweep: given, share = [0, 1], warm = false }, lab, partial,
+export async function sweepJob({ config, range, pairs, coarse, sweep: given, share = [0, 1] }, lab, partial,
   { between = null, stepSweeps = true, newer = () => false } = {}) {
-  if (warm) {
-    lab.run(config);
-    return [];
-  }
   lab.shareSweep(...share);
   const sweepOf = async (points) => {
     if (!between || !stepSweeps) return lab.run({ ...config, sweep: points, packed: true }).sweep;

@@ -186,14 +186,11 @@ export function shareSweeps(first, { more = null, extras = 0, idleMs = 10000, pa
   const ready = () => [first, ...others.filter((s) => s.ready())].filter((s) => s.available());
   function call(request, onPartial = () => {}, options) {
     const mine = ++calls;
-    if (more && others.length < extras) {
-      const made = Array.from({ length: extras - others.length }, more);
-      others.push(...made);
-      // Each draws this state's weights while it starts, so that its first
-      // share does not: at 64 words and d 512 that draw took longer than
-      // the share itself, and the first curves after a pause waited for it.
-      made.forEach((s) => s.call({ config: request.config, warm: true }).catch(() => {}));
-    }
+    // (A new copy draws its weights in its first share: at 64 words and d
+    // 512 a warm-up run made it draw them as it started, and its first share
+    // took 15 ms instead of 102-148 under 2x throttling, but the draws held
+    // it 4.6 MiB larger 10 s after (e): 66 MiB in all, over 64.)
+    if (more && others.length < extras) others.push(...Array.from({ length: extras - others.length }, more));
     const all = ready();
     const done = (promise) => promise.finally(rest);
     if (all.length < 2 || request.sweep || request.config.scheme === 'none') {
