@@ -212,8 +212,9 @@ async function start() {
     window.poslabDebug = Object.freeze({ memoryBytes: () => lab.memoryBytes(), heapBytesInUse: () => lab.heapBytesInUse(),
       // the transformer's runs in the worker: {asked, finished, dropped}
       transformerRuns: () => page.runStats(),
-      // where the chart's sweeps were computed, and what calibrate() measured
-      sweeps: () => ({ ...model.swept, calibration: model.calibration, settled }),
+      // where the chart's sweeps were computed, what calibrate() measured,
+      // and how much later than their own time the workers' last sweep came back
+      sweeps: () => ({ ...model.swept, calibration: model.calibration, settled, workerWaitMs: model.workerWaitMs }),
       // every copy of the core, the workers' too: a promise of [{what, bytes, heap}]
       wasmMemory: () => import('./browser/memory_report.js').then(({ wasmMemory }) => wasmMemory(page.copies())) });
   }

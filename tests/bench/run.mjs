@@ -421,7 +421,8 @@ out('Measured with the Performance API inside the page (tests/bench/browser.mjs)
     'saying so in the caption. At start the page ' +
     'times a small sweep on its own thread (and the whole sweep again once it has settled) and from then on sends ' +
     'every sweep it expects to take over 14 ms to its two sweep workers, each computing every other point of each pass, ' +
-    'the moment the keystroke comes when they are free. After a sweep of a kind (scheme, heads, width) the ' +
+    'the moment the keystroke comes when they are free, except one of up to 30 ms that their answer (their time plus ' +
+    'how much later than that their last answer came) would bring no sooner. After a sweep of a kind (scheme, heads, width) the ' +
     'expectation is what that sweep took, wherever it ran. Those new sentences keep the count of distinct words ' +
     'and the lengths, so the core keeps its draws and only places the words anew; a keystroke that changes the ' +
     'count, as the first letter of a new word does, has the draws made again ("drawn afresh": the first two words ' +

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
 const { stateForm } = await import('../state_form.mjs');
 const { form, lab } = await stateForm();
-const { Model, QUICK_CHART_MS } = await import(`${WEB}app/model.js`);
+const { Model, QUICK_CHART_MS, MAX_KEYSTROKE_CHART_MS } = await import(`${WEB}app/model.js`);
 
 // A clock that moves `ms` during each core call and stands still otherwise.
 function deviceTaking(ms) {
@@ -194,4 +194,40 @@ test('a clock that reads in 1 ms steps measures the device as an exact one does'
   assert.ok(ratio > 0.75 && ratio < 1.34, `the 1 ms clock measured ${ratio} of the exact figure`);
   assert.equal(devices[0].model.runIsQuick(deep), false, 'the deep run leaves the page\'s thread');
   assert.equal(devices[1].model.runIsQuick(deep), false, 'with either clock');
+});
+
+// The workers' answer comes later than their own time says (messages, and
+// this thread busy with the keystroke's verdicts): a sweep a little over
+// QUICK_CHART_MS is computed with the keystroke once that wait is known to
+// be longer, and a long one still leaves this thread.
+test('a sweep just over the quick limit stays with the keystroke when the workers\' answer would come later', () => {
+  const { model, now } = deviceTaking(0.1);
+  model.calibrate(now);
+  const overBy = (ms) => model.learnChart(B, ms); // the last sweep of B's kind took `ms` here
+  overBy(QUICK_CHART_MS + 4);
+  assert.equal(model.chartDataIsQuick(B), false, 'before the workers have answered once, it goes to them');
+  // the workers' answer to a request: 6 ms of their time, 30 ms after it was sent
+  const { now: clock } = performance;
+  let t = 1000;
+  performance.now = () => t;
+  try {
+    const call = (request, onPartial) => {
+      t += 30;
+      onPartial({ sweep: lab.run({ ...request.config, sweep: request.range, packed: true }).sweep, ms: 6, threadMs: 12 });
+      return Promise.resolve([]);
+    };
+    model.chartDataOffThread({ ...B, a: words(14) }, call);
+    assert.equal(model.workerWaitMs, null, 'their first answer also waited for them to start, and does not count');
+    model.chartDataOffThread({ ...B, a: words(15) }, call);
+  } finally {
+    performance.now = clock;
+  }
+  assert.equal(model.workerWaitMs, 24, 'they answered 24 ms later than their own 6 ms');
+  overBy(QUICK_CHART_MS + 4);
+  assert.equal(model.chartDataIsQuick(B), true, `${QUICK_CHART_MS + 4} ms here against about 6 + 24 ms there`);
+  overBy(MAX_KEYSTROKE_CHART_MS + 1);
+  assert.equal(model.chartDataIsQuick(B), false, `over ${MAX_KEYSTROKE_CHART_MS} ms the workers take it whatever their wait`);
+  overBy(QUICK_CHART_MS + 4);
+  model.workerWaitMs = 1;
+  assert.equal(model.chartDataIsQuick(B), false, 'when they answer at once, the workers take it');
 });

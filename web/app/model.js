@@ -26,6 +26,18 @@ const wellFormed = (s) => (typeof s.toWellFormed === 'function' ? s.toWellFormed
 // p50 with 8 heads, two rounds of four schemes: 18-35 ms with 14 here
 // against 25-38 ms with 9.
 export const QUICK_CHART_MS = 14;
+// A longer one is still computed with the keystroke when the workers would
+// bring it back no sooner, their round trip included (measured: the page's
+// wait for their answer beyond their own time), as long as it takes at most
+// this long. At 16 words, d 64 and 8 heads under 2x throttling (2.1 GHz
+// EPYC) such sweeps take 10-16 ms here, and the workers' answer came 17-42
+// ms after the keystroke asked for it, for 2-12 ms of their time: each
+// sweep that the clock put just over QUICK_CHART_MS went there, and those
+// few were the slowest keystrokes. RoPE there, six runs of 60 keystrokes
+// each way: p95 28-35 ms before this rule, 22-29 ms with it; 43 keystrokes
+// over 25 ms before, 17 with it. Beyond this the verdicts would wait too
+// long for the curves.
+export const MAX_KEYSTROKE_CHART_MS = 30;
 // The points of a sweep outside its coarse pass (app/sweep.js).
 const REST_COUNT = SWEEP.count - COARSE_SWEEP.count;
 // A sweep expected to take longer than this shows a coarse curve first
@@ -167,6 +179,10 @@ export class Model {
     this.keys = new WeakMap(); // state -> its cache keys (keysOf)
     this.msPerRunWork = null; // measured by calibrate(), then on the last transformer run on this thread
     this.msPerChartRunWork = null; // on the last transformer sweep, wherever it ran
+    // How much later than their own time the workers' last sweep came back
+    // (messages, and this thread busy with the keystroke); null until known.
+    this.workerWaitMs = null;
+    this.workersAnswered = false;
     this.offThread = null; // the request it is computing: {key, promise, onSweep}
     this.swept = { page: 0, worker: 0 }; // the chart's sweeps computed on this thread and in a worker (for ?debug)
     this.running = null; // the transformer run in the worker: {key, full, promise}
@@ -521,11 +537,18 @@ export class Model {
     const finished = () => { if (this.offThread === request) this.offThread = null; };
     const coarse = !sweep && !this.coarse.get(key) && this.wantsCoarse(state, true);
     const options = yields ? { latestOnly: true, yields: true, group: key } : undefined;
+    const sent = performance.now();
     request.promise = call({ config: this.configOf(state), range: SWEEP, pairs, sweep, coarse }, (partial) => {
       if (partial.coarse) {
         this.keepCoarse(key, partial.sweep);
       } else {
         this.sweeps.set(key, partial.sweep);
+        // (a sweep that came in passes also waited for its first, and the
+        // workers' first answer for them to start: 94-108 ms at (b) under 2x)
+        if (!coarse && state.model === 'head') {
+          if (this.workersAnswered) this.workerWaitMs = Math.max(0, performance.now() - sent - partial.ms);
+          this.workersAnswered = true;
+        }
         // (after a coarse pass, only the rest was timed)
         this.learnChart(state, partial.ms, partial.sweep.passes ? REST_COUNT : SWEEP.count, true, partial.threadMs);
         this.swept.worker += 1;
@@ -559,10 +582,16 @@ export class Model {
     return this.offThread !== null && !this.sweeps.has(this.offThread.key);
   }
 
-  // Whether chartData(state) should fit in QUICK_CHART_MS, judged by the last sweep.
+  // Whether chartData(state) is computed with the keystroke, judged by the
+  // last sweep: when it fits in QUICK_CHART_MS, or in MAX_KEYSTROKE_CHART_MS
+  // when the workers are known to answer no sooner.
   chartDataIsQuick(state) {
     const ms = this.chartMsPerWork(state);
-    return ms !== null && ms * chartWork(state) < QUICK_CHART_MS;
+    if (ms === null) return false;
+    const here = ms * chartWork(state);
+    if (here < QUICK_CHART_MS) return true;
+    if (here >= MAX_KEYSTROKE_CHART_MS || this.workerWaitMs === null || state.model !== 'head') return false;
+    return here <= this.chartMsPerWork(state, true) * chartWork(state) + this.workerWaitMs;
   }
 
   // What threshold(state, pair) would return, or undefined if not computed yet.
