@@ -171,6 +171,7 @@ for (const [width, height, rate] of [[412, 823, 4], [1280, 900, 1], [1024, 768, 
     // and the lab is there once started, its message gone
     assert.equal(await page.$eval('#lab', (n) => getComputedStyle(n).visibility), 'visible');
     assert.equal(await page.isVisible('#startup'), false);
+    for (const id of ['reset', 'embed-open']) assert.equal(await page.isVisible(`#${id}`), true, `#${id} is offered`);
     await context.close();
   });
 }
@@ -183,5 +184,6 @@ test('without JavaScript the page says it needs it, and shows no controls that c
   assert.equal(await page.isVisible('.startup.failed'), true);
   assert.equal(await page.isVisible('#startup'), false, 'no "Loading the lab…" beside it');
   assert.equal(await page.$eval('#lab', (n) => getComputedStyle(n).visibility), 'hidden');
+  for (const id of ['reset', 'embed-open']) assert.equal(await page.isVisible(`#${id}`), false, `#${id} is not offered`);
   await context.close();
 });
