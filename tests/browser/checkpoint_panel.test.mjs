@@ -262,6 +262,12 @@ test('a token that is only a space is named ␣, not left blank', async () => {
   assert.match(await page.textContent('#plot-word option[value="0"]'), /^1\. \u2423$/);
   const { result } = await seen(page);
   assert.equal(result.pairs[0].word, ' ');
+  // the emoji's bytes, in tokens of their own, show as the core decodes them (U+FFFD), and the chip says why
+  const chips = await page.$$eval('#checkpoint .ck-row:first-of-type .ck-token', (cs) => cs.map((c) => [c.firstChild.textContent, c.title]));
+  const split = chips.filter(([text]) => text.includes('\uFFFD'));
+  assert.ok(split.length >= 2, JSON.stringify(chips));
+  for (const [, title] of split) assert.match(title, /� stands for bytes of a character split across tokens$/);
+  for (const [, title] of chips.filter(([text]) => !text.includes('\uFFFD'))) assert.doesNotMatch(title, /�/);
   await done();
   await context.close();
 });

@@ -106,7 +106,10 @@ export function createCheckpointView(doc, { model, store, render, set, showWords
       setAttr(chip, 'class', mate ? 'ck-token' : 'ck-token unpaired');
       setText(chip.firstChild, t.text.replace(/ /g, '␣'));
       setText(chip.lastChild, String(t.id));
-      setAttr(chip, 'title', mate ? `token ${i} of this sentence, id ${t.id}` : `token ${i}, id ${t.id}: no partner in the other sentence`);
+      // (GPT-2's tokens are bytes: a character such as an emoji can end up in
+      // several, none of them text on its own, which decode as U+FFFD)
+      const bytes = t.text.includes('\uFFFD') ? '; � stands for bytes of a character split across tokens' : '';
+      setAttr(chip, 'title', (mate ? `token ${i} of this sentence, id ${t.id}` : `token ${i}, id ${t.id}: no partner in the other sentence`) + bytes);
     });
   }
 
