@@ -7,6 +7,8 @@
 //            sweep: the page's copy when it has one (it then needs only
 //            thresholds, and the worker does not sweep again), else null
 //            coarse: whether to send the sweep's coarse pass first
+//            coarsePass: that pass, when the page computed it (the
+//            worker then computes only the rest)
 //   partial: {sweep, ms, coarse: true}, first, if asked for: the sweep's
 //            coarse pass (every tenth point; coarseCurve in app/sweep.js),
 //            so that a long sweep shows a first curve early

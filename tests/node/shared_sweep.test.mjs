@@ -238,3 +238,30 @@ test('the page\'s coarse curve is its sweep\'s coarse pass, and the sweep after 
   assert.deepEqual(unpackSweep(model.sweep(state)), whole.run({ ...config, sweep: SWEEP }).sweep);
   assert.deepEqual(passes, ['coarse', 'all', 'rest', 'all']);
 });
+
+// At 64 words and d 512 with one head, the page computes a long sweep's
+// coarse pass itself (about 10 ms) and then asks the workers for the sweep:
+// they computed all 121 points, those 13 again. The request now carries
+// the pass, and the workers (each its share) compute only the rest.
+test('a coarse pass the page computed goes with its request: the workers compute only the rest, and the sweep is one lab\'s to the bit', async () => {
+  const { stateForm } = await import('../state_form.mjs');
+  const { form, lab } = await stateForm();
+  const { Model } = await import(`${ROOT}web/app/model.js`);
+  const model = new Model(lab, form);
+  const state = { ...form.defaultState(), a: 'the dog bites the man today', b: 'today the man bites the dog', positions: true,
+    scheme: 'sinusoidal', heads: 8, dim: 64 };
+  const config = model.configOf(state);
+  model.computeCoarse(state);
+  const passes = [[], []]; // the passes each worker's lab computed
+  const watched = (k) => Object.assign(Object.create(Object.getPrototypeOf(parts[k])), parts[k], {
+    sweepPass: (pass, stride) => { passes[k].push(pass); parts[k].sweepPass(pass, stride); },
+  });
+  const sweepers = [fakeSweeper(watched(0))];
+  const both = shareSweeps(sweepers[0], { more: () => { const s = fakeSweeper(watched(1)); sweepers.push(s); return s; }, extras: 1 });
+  await model.chartDataOffThread(state, both.call);
+  assert.ok(sweepers[0].asked[0].coarsePass?.passes, 'the request carries the page\'s coarse pass');
+  assert.deepEqual(sweepers.map((s) => s.asked[0].share), [[0, 2], [1, 2]]);
+  assert.deepEqual(passes, [['rest', 'all'], ['rest', 'all']], 'each worker computed its share of the rest, nothing else');
+  assert.deepEqual(unpackSweep(model.cachedSweep(state)), whole.run({ ...config, sweep: SWEEP }).sweep);
+  both.end();
+});

@@ -536,9 +536,13 @@ export class Model {
     const request = { key, onSweep: new Set([onSweep]), transformer: isTransformer(state) };
     const finished = () => { if (this.offThread === request) this.offThread = null; };
     const coarse = !sweep && !this.coarse.get(key) && this.wantsCoarse(state, true);
+    // a coarse pass this thread computed: the workers compute the rest (a
+    // checkpoint runner's coarse curve is a sweep of its own, not a pass)
+    const pass = this.coarse.get(key)?.pass;
+    const coarsePass = !sweep && pass?.passes ? pass : null;
     const options = yields ? { latestOnly: true, yields: true, group: key } : undefined;
     const sent = performance.now();
-    request.promise = call({ config: this.configOf(state), range: SWEEP, pairs, sweep, coarse }, (partial) => {
+    request.promise = call({ config: this.configOf(state), range: SWEEP, pairs, sweep, coarse, coarsePass }, (partial) => {
       if (partial.coarse) {
         this.keepCoarse(key, partial.sweep);
       } else {

@@ -140,7 +140,9 @@ export function unpackSweep(sweep) {
 // A worker's chart request (browser/sweeper.js's protocol): `sweep` is the
 // page's copy when it has one (it then needs only thresholds), `coarse`
 // asks for the sweep's coarse pass first (a partial reply whose sweep holds
-// only those points: coarseCurve gives the curve), `share` ([k, n]) asks for only
+// only those points: coarseCurve gives the curve), `coarsePass` is that
+// pass when the page computed it (only the rest is then computed, and
+// joined to it), `share` ([k, n]) asks for only
 // the points that are share k of n (shareSweeps in browser/sweeper.js). Sends the sweep as a partial reply
 // ({sweep, ms, coarse?}, the sweep packed) and returns [[pair, threshold], ...].
 // With `between` (serveRequests'), it is awaited before each threshold,
@@ -151,7 +153,7 @@ export function unpackSweep(sweep) {
 // run for those weights takes over at the next step. Once `newer()` says a
 // request came after this one, the thresholds not yet computed are left
 // out of the answer.
-export async function sweepJob({ config, range, pairs, coarse, sweep: given, share = [0, 1] }, lab, partial,
+export async function sweepJob({ config, range, pairs, coarse, coarsePass, sweep: given, share = [0, 1] }, lab, partial,
   { between = null, stepSweeps = true, newer = () => false } = {}) {
   lab.shareSweep(...share);
   const sweepOf = async (points) => {
@@ -163,7 +165,11 @@ export async function sweepJob({ config, range, pairs, coarse, sweep: given, sha
     }
   };
   let sweep = given;
-  if (!sweep && coarse) {
+  if (!sweep && coarsePass) {
+    const t0 = performance.now();
+    sweep = joinPasses(coarsePass, await inPass(lab, 'rest', () => sweepOf(range)));
+    partial({ sweep, ms: performance.now() - t0 });
+  } else if (!sweep && coarse) {
     // the coarse pass, then the rest: one sweep, every point computed once
     // (a partial reply of each; the page takes the coarse curve from the
     // first: coarseCurve)

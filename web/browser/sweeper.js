@@ -208,7 +208,7 @@ export function shareSweeps(first, { more = null, extras = 0, idleMs = 10000, pa
     }, options));
     const paused = () => new Promise((resolve) => { setTimeout(resolve, pauseMs); });
     return done(Promise.all(shares).then(() => (pauseMs > 0 ? paused() : null)).then(() => (mine < calls ? [] :
-      Promise.all(all.map((s, k) => s.call({ ...request, sweep, coarse: false,
+      Promise.all(all.map((s, k) => s.call({ ...request, sweep, coarse: false, coarsePass: null,
         pairs: request.pairs.filter((_, i) => i % n === k) }, undefined, options))))).then((parts) => parts.flat()));
   }
   const each = () => [first, ...others];
