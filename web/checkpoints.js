@@ -68,7 +68,8 @@ async function checkpointModule(base) {
 }
 
 // Where a checkpoint's files come from: name -> { size, read() } where
-// read() gives the file's bytes in order, a chunk a call (null at the end).
+// read() gives the file's bytes in order, a chunk a call (null at the end;
+// a chunk may be overwritten by the next call).
 // `files`: File objects (their names) or { name: Blob | ArrayBuffer |
 // Uint8Array }; `url`: the checkpoint folder's URL (same origin), fetched
 // as streams, so that no file is held whole.
@@ -88,13 +89,27 @@ function checkpointSource({ files, url, chunkBytes }) {
         // A stream reads ahead while the chunk before is converted: in
         // Chromium it read GPT-2 small's 548 MB in 6.4 s where a slice a
         // chunk, each awaited in turn, took 13.5 s.
+        // Read into one buffer of chunkBytes, again and again, where the
+        // browser can (a byte stream's BYOB reader): Chromium's own chunks
+        // are new buffers, and under 2x throttling copying them in and
+        // collecting them made tasks of 56-68 ms during the read. So a
+        // chunk read() gives is the caller's only until it calls again.
         if (typeof blob.stream === 'function') {
-          let reader = null;
+          let reader = null, buffer = null;
           return {
             size: blob.size,
             async read() {
-              reader ??= blob.stream().getReader();
-              const { value, done } = await reader.read();
+              if (!reader) {
+                const stream = blob.stream();
+                try {
+                  reader = stream.getReader({ mode: 'byob' });
+                  buffer = new ArrayBuffer(chunkBytes);
+                } catch {
+                  reader = stream.getReader();
+                }
+              }
+              const { value, done } = await (buffer ? reader.read(new Uint8Array(buffer)) : reader.read());
+              if (buffer && value) buffer = value.buffer; // (handed back, detached from the view before)
               return done ? null : value;
             },
             cancel() { reader?.cancel().catch(() => {}); },

@@ -10,7 +10,11 @@
 // its weights, and 10 s after going back to the one head. Not part of run.sh;
 // alone (needs `make native site`):
 //
-//   node tests/bench/model_files.mjs [REPS]     (writes build/bench-model-files.md)
+//   node tests/bench/model_files.mjs [REPS] [CPU_SLOWDOWN]
+//
+// writes build/bench-model-files.md (build/bench-model-files-2x.md and so
+// on with a slowdown: the page under Chromium's CPU throttling; the
+// checkpoint is read and run on the page's thread, so all of it is slowed).
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -109,7 +113,7 @@ const FAST_STEPS = async () => {
   return { times, longest: Math.max(0, ...during), latency: shown - last, runMs: window.poslabDebug.transformerRuns().lastMs };
 };
 
-export async function modelFilesBench({ reps = 3 } = {}) {
+export async function modelFilesBench({ reps = 3, throttle = 1 } = {}) {
   const folder = checkpoint('gpt2-small');
   const { server, origin } = await serveDir(process.env.SITE_DIR || SITE);
   const browser = await launch();
@@ -119,6 +123,7 @@ export async function modelFilesBench({ reps = 3 } = {}) {
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       const page = await context.newPage();
       page.setDefaultTimeout(180000);
+      if (throttle > 1) await (await context.newCDPSession(page)).send('Emulation.setCPUThrottlingRate', { rate: throttle });
       await page.goto(`${origin}/?debug#a=${encodeURIComponent(A)}&b=${encodeURIComponent(B)}&model=gpt2`);
       await page.waitForSelector('#model-files .mf-pick');
       await page.evaluate(WATCH);
@@ -148,7 +153,7 @@ export async function modelFilesBench({ reps = 3 } = {}) {
     await browser.close();
     server.close();
   }
-  return { runs, fileBytes: fileSize(folder) };
+  return { runs, fileBytes: fileSize(folder), throttle };
 }
 
 const mib = (bytes) => `${(bytes / MiB).toFixed(1)} MiB`;
@@ -156,7 +161,7 @@ const list = (parts) => parts.map((p) => `${p.what} ${mib(p.bytes)}`).join(', ')
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const worst = (xs) => Math.max(...xs);
 
-export function modelFilesMarkdown({ runs, fileBytes }) {
+export function modelFilesMarkdown({ runs, fileBytes, throttle = 1 }) {
   const last = runs.at(-1);
   const ratio = (r) => total(r.open) / r.weights;
   const longest = worst(runs.map((r) => Math.max(0, ...r.longTasks)));
@@ -184,7 +189,8 @@ export function modelFilesMarkdown({ runs, fileBytes }) {
       `${runs.every((r) => r.drag.latency <= r.drag.runMs + 100) ? 'holds' : '**misses**'}`],
   ];
   return [
-    `GPT-2 from the student's files in headless Chromium, ${runs.length} reads of a checkpoint with GPT-2 small's shapes ` +
+    `GPT-2 from the student's files in headless Chromium${throttle > 1 ? ` with the CPU ${throttle}x slower (Chromium's throttling)` : ''}, ` +
+    `${runs.length} reads of a checkpoint with GPT-2 small's shapes ` +
     `(random weights), ${os.cpus().length} × ${os.cpus()[0].model}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB ` +
     `(a machine shared with other work while measured), ${new Date().toISOString().slice(0, 10)}:`,
     '',
@@ -195,8 +201,9 @@ export function modelFilesMarkdown({ runs, fileBytes }) {
 }
 
 if (process.argv[1] === new URL(import.meta.url).pathname) {
-  const result = await modelFilesBench({ reps: Number(process.argv[2] ?? 3) });
+  const throttle = Number(process.argv[3] ?? 1);
+  const result = await modelFilesBench({ reps: Number(process.argv[2] ?? 3), throttle });
   const text = modelFilesMarkdown(result).join('\n');
-  writeFileSync(path.join(ROOT, 'build', 'bench-model-files.md'), `${text}\n`);
+  writeFileSync(path.join(ROOT, 'build', `bench-model-files${throttle > 1 ? `-${throttle}x` : ''}.md`), `${text}\n`);
   console.log(text);
 }

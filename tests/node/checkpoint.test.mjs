@@ -108,6 +108,23 @@ test('GPT-2\'s next tokens go 4096 tokens a step, with the bits of the one-call 
   }
 });
 
+// A File's bytes are read into one buffer again and again (a BYOB reader),
+// so each chunk is overwritten by the next read: read in chunks of 100
+// bytes (headers, merges and tensors across many of them), every byte must
+// still land where one chunk of a megabyte puts it.
+test('read in small chunks into one reused buffer, a checkpoint is the one read whole', async () => {
+  const whole = await openCheckpoint({ files: filesOf('tiny-f32') });
+  const pieces = await openCheckpoint({ files: filesOf('tiny-f32'), chunkBytes: 100 });
+  try {
+    const config = { sentence_a: 'dog bites man', sentence_b: 'man bites dog', scale: 0.5 };
+    assert.deepEqual(pieces.run(config), whole.run(config));
+    assert.deepEqual(pieces.tokenize('the dog bites the man'), whole.tokenize('the dog bites the man'));
+  } finally {
+    whole.dispose();
+    pieces.dispose();
+  }
+});
+
 test('a run in steps gives run()\'s result; lab.run({model: "checkpoint"}) runs the opened one', async () => {
   const lab = await createLab();
   assert.throws(() => lab.run({ model: 'checkpoint' }), /model: "checkpoint" runs on an opened checkpoint/);

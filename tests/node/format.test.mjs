@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-import { sig } from '../../web/app/format.js';
+import { sig, grouped } from '../../web/app/format.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const PROBE = `${root}build/native/format_probe`;
@@ -95,4 +95,10 @@ test('sig(x, digits) writes what C\'s %.*g writes, exact ties included', () => {
   assert.ok(tiesRoundedDown > 500, `${tiesRoundedDown} ties that round half to even`);
   assert.deepEqual(wrong.slice(0, 10), [], `${wrong.length} of ${all.length} differ from C`);
   console.log(`# ${all.length} numbers, ${tiesRoundedDown} of them ties that C rounds down`);
+});
+
+test('grouped(n) writes a whole number as toLocaleString(\'en\') does', () => {
+  for (const n of [0, 7, 999, 1000, 12345, 124439808, 354823168, 1557611200, 2 ** 53 - 1]) {
+    assert.equal(grouped(n), n.toLocaleString('en'), String(n));
+  }
 });

@@ -6,7 +6,7 @@
 // paired), exercise 2's figure and what the model says next. The verdicts,
 // the chart, the blocks and the heatmaps are the page's own views.
 import { TRAINED_AS, TRAINED_MODELS, tokenName } from '../app/state.js';
-import { sig } from '../app/format.js';
+import { sig, grouped } from '../app/format.js';
 import { setText, setHidden, setChecked, setAttr, el } from './dom.js';
 import { track } from '../browser/loading.js';
 
@@ -216,11 +216,11 @@ export function createCheckpointView(doc, { model, store, render, set, showWords
   function drawSection(result, state, contrast) {
     if (drawn?.result === result && drawn.contrast === contrast) return;
     const ck = result.checkpoint;
-    // (the line changes only with the model: toLocaleString alone took a tenth of a millisecond a step)
+    // (the line changes only with the model: its number took a tenth of a millisecond a step)
     const sizeKey = JSON.stringify([state.model, ck.n_layer, ck.n_head, ck.n_embd, ck.parameters, ck.trained_positions, ck.trained_causal]);
     if (drawn?.sizeKey !== sizeKey) {
       setText(size, `${state.model}: ${ck.n_layer} blocks of ${ck.n_head} heads, ${ck.n_embd} wide, ` +
-        `${ck.parameters.toLocaleString('en')} parameters; trained ${ck.trained_positions ? 'with' : 'without'} positions, ` +
+        `${grouped(ck.parameters)} parameters; trained ${ck.trained_positions ? 'with' : 'without'} positions, ` +
         `${ck.trained_causal ? 'with' : 'without'} the causal mask.`);
     }
     // The tokens change with the words, not with a slider step: rebuilt only then.
