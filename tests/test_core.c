@@ -449,6 +449,19 @@ static void test_new_words_same_draws(void) {
     }
 }
 
+/* Whether point t of a sweep (arrays laid out as a result's: a row of
+ * w->sweep_count points for the mean, then one per pair) has w's bits. */
+static int same_point(const double *scales, const double *cosine, const unsigned char *close, const poslab_result *w,
+                      int t) {
+    const size_t rows = 1 + (size_t)w->pair_count, count = (size_t)w->sweep_count;
+    int same = !memcmp(&scales[t], &w->sweep_scales[t], sizeof(double));
+    for (size_t row = 0; row < rows; row++) {
+        size_t at = row * count + (size_t)t;
+        same &= !memcmp(&cosine[at], &w->sweep_cosine[at], sizeof(double)) && close[at] == w->sweep_allclose[at];
+    }
+    return same;
+}
+
 /* Labs that share a sweep (poslab_share_sweep) compute, between them, the
  * very points one lab computes: gathered by t % shares they equal the
  * whole sweep to the bit, for every scheme (none: each share has every
@@ -477,15 +490,9 @@ static void test_shared_sweep(void) {
             r[p] = poslab_result_of(part[p]);
         }
         int same = 1;
-        const size_t rows = 1 + (size_t)w->pair_count;
         for (int t = 0; t < count; t++) {
             const poslab_result *from = r[t % shares];
-            same &= !memcmp(&from->sweep_scales[t], &w->sweep_scales[t], sizeof(double));
-            for (size_t row = 0; row < rows; row++) {
-                size_t at = row * count + t;
-                same &= !memcmp(&from->sweep_cosine[at], &w->sweep_cosine[at], sizeof(double)) &&
-                        from->sweep_allclose[at] == w->sweep_allclose[at];
-            }
+            same &= same_point(from->sweep_scales, from->sweep_cosine, from->sweep_allclose, w, t);
         }
         CHECK(same, "config %d: %d shares' points equal one lab's sweep to the bit", k, shares);
         CHECK(!strcmp(poslab_json(part[0], POSLAB_JSON_NO_SWEEP), poslab_json(whole, POSLAB_JSON_NO_SWEEP)),
@@ -553,12 +560,7 @@ static void test_sweep_passes(void) {
                 /* the point's place among its pass's points, and so its share */
                 const int on = t % PASS_STRIDE == 0, place = on ? t / PASS_STRIDE : t - t / PASS_STRIDE - 1;
                 const sweep_copy *from = on ? &coarse[place % shares] : &rest[place % shares];
-                same &= !memcmp(&from->scales[t], &w->sweep_scales[t], sizeof(double));
-                for (size_t row = 0; row < rows; row++) {
-                    size_t at = row * PASS_COUNT + t;
-                    same &= !memcmp(&from->cosine[at], &w->sweep_cosine[at], sizeof(double)) &&
-                            from->close[at] == w->sweep_allclose[at];
-                }
+                same &= same_point(from->scales, from->cosine, from->close, w, t);
             }
             CHECK(same, "config %d, %d share(s): the two passes' points equal one lab's sweep to the bit", k, shares);
         }

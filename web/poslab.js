@@ -268,7 +268,7 @@ class Lab {
   // t % stride === 0) or 'rest' (the others). A coarse first curve taken
   // from the sweep itself and then the rest compute each point once;
   // shareSweep's shares split the points of the pass (its k-th point goes
-  // to share k % shares), and passAndShareOf (app/sweep.js) says whose a point is.
+  // to share k % shares), and shareOf (app/sweep.js) says whose a point is.
   sweepPass(pass, stride = 0) {
     this.check();
     const code = SWEEP_PASSES.indexOf(pass);

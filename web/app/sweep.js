@@ -165,23 +165,18 @@ export async function sweepJob({ config, range, pairs, coarse, coarsePass, sweep
     }
   };
   let sweep = given;
-  if (!sweep && coarsePass) {
-    const t0 = performance.now();
-    sweep = joinPasses(coarsePass, await inPass(lab, 'rest', () => sweepOf(range)));
-    partial({ sweep, ms: performance.now() - t0 });
-  } else if (!sweep && coarse) {
+  let first = sweep ? null : coarsePass;
+  if (!sweep && !first && coarse) {
     // the coarse pass, then the rest: one sweep, every point computed once
     // (a partial reply of each; the page takes the coarse curve from the
     // first: coarseCurve)
-    let t0 = performance.now();
-    const first = { ...(await inPass(lab, 'coarse', () => sweepOf(range))), passes: COARSE_STRIDE };
-    partial({ sweep: first, ms: performance.now() - t0, coarse: true });
-    t0 = performance.now();
-    sweep = joinPasses(first, await inPass(lab, 'rest', () => sweepOf(range)));
-    partial({ sweep, ms: performance.now() - t0 });
-  } else if (!sweep) {
     const t0 = performance.now();
-    sweep = await sweepOf(range);
+    first = { ...(await inPass(lab, 'coarse', () => sweepOf(range))), passes: COARSE_STRIDE };
+    partial({ sweep: first, ms: performance.now() - t0, coarse: true });
+  }
+  if (!sweep) {
+    const t0 = performance.now();
+    sweep = first ? joinPasses(first, await inPass(lab, 'rest', () => sweepOf(range))) : await sweepOf(range);
     partial({ sweep, ms: performance.now() - t0 });
   }
   const thresholds = [];
