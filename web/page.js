@@ -298,7 +298,8 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     // While a run is on its way, a slider step changes nothing below the
     // controls: the figures stay the previous state's until it is back.
     if (!(pending && drawn.result === shown.result && drawn.tour === page.tour && drawn.notice === page.notice)) {
-      renderResults(page, shown.result, shown.lab, pending || Boolean(problem)); // (no chart for a model that is not open)
+      renderResults(page, shown.result, shown.lab, pending || Boolean(problem), // (no chart for a model that is not open)
+        { slow: shown.result !== drawn.result && !model.runIsQuick(shown.lab) });
       drawn = { result: shown.result, tour: page.tour, notice: page.notice };
     }
     setAttr(doc.documentElement, 'data-ready', 'true'); // rewriting it would restyle the whole page each step
@@ -360,7 +361,9 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     }
   }
 
-  function renderResults(page, result, lab, pending) {
+  // slow: a new result of a run the page waited for (a checkpoint's in
+  // steps, the transformer's worker), whose sections are large.
+  function renderResults(page, result, lab, pending, { slow = false } = {}) {
     verdicts.render(result, lab, checkpoint.get()?.story(result, lab));
     // (a result for GPT-2 is there only while it is open). While another
     // model is read, the figures are the last one's: no step is asked on them.
@@ -401,9 +404,12 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
       // the chart in the same task makes Chart.js lay them all out then
       // (its title's font): the chart waits for that frame, so the page's
       // thread gets two shorter tasks (on GPT-2 small, one of 81 ms of CPU
-      // before).
+      // before). So does a slow run's result: its block view and panels
+      // are laid out again too (GPT-2 small's final verdicts after a fast
+      // drag under 2x throttling: one task of 51-76 ms, the chart's title
+      // some 20 of them).
       const key = model.keysOf(lab).prefix + lab.model;
-      if (key === chartModel) renderChart(page, result);
+      if (key === chartModel && !slow) renderChart(page, result);
       else {
         chartModel = key;
         setAttr($('plot'), 'aria-busy', 'true');
