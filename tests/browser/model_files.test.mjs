@@ -207,12 +207,38 @@ test('GPT-2 small (548 MB): the bar every 200 ms, the lab answers meanwhile, Can
   // Slider steps on GPT-2 small: its runs (a third of a second each) go in
   // steps of one block with the page's input between, a newer step dropping
   // the run before it; the last step's verdicts are the core's.
+  // The render that shows a run's verdicts leaves the chart to a task
+  // after the next frame (drawn in the same task, Chart.js would lay out
+  // the sections that render rewrote): each draw of the chart (or of its
+  // marker, on a copy of the chart) and each change of the verdicts' busy
+  // state is stamped with the count of animation frames so far.
+  // (its curves first, so that a step moves the marker on their copy)
+  await page.waitForFunction(() => document.getElementById('plot').getAttribute('aria-busy') === 'false', null, { timeout: 120000 });
+  await page.evaluate(() => {
+    const order = window.__order = { frames: 0, draws: [], busy: [] };
+    const frame = () => { order.frames += 1; requestAnimationFrame(frame); };
+    requestAnimationFrame(frame);
+    const chart = window.Chart.getChart(document.querySelector('#plot canvas'));
+    const draw = chart.draw;
+    chart.draw = function (...args) { order.draws.push(order.frames); return draw.apply(this, args); };
+    const copy = chart.ctx.drawImage;
+    chart.ctx.drawImage = function (...args) { order.draws.push(order.frames); return copy.apply(this, args); };
+    const verdicts = document.getElementById('verdicts');
+    new MutationObserver(() => order.busy.push([order.frames, verdicts.getAttribute('aria-busy')]))
+      .observe(verdicts, { attributes: true, attributeFilter: ['aria-busy'] });
+  });
   const runsBefore = await page.evaluate(() => window.poslabDebug.transformerRuns());
   await page.focus('#scale-slider');
   for (let k = 0; k < 8; k++) await page.keyboard.press('ArrowLeft');
   const scale = await page.inputValue('#scale-text');
   const moved = cli(folder, '--scale', scale);
   await bodyHas(page, sig(moved.mean_cosine_similarity), 120000);
+  const shownAt = await page.evaluate(() => window.__order.busy.findLast(([, busy]) => busy === 'false')[0]);
+  await page.waitForFunction((f) => window.__order.draws.some((d) => d >= f), shownAt, { timeout: 30000 });
+  await page.waitForTimeout(500);
+  const { draws } = await page.evaluate(() => window.__order);
+  assert.ok(!draws.includes(shownAt) && draws.some((d) => d > shownAt),
+    `the chart was drawn in the verdicts' task, or not after it (verdicts at frame ${shownAt}, chart at ${draws})`);
   const runs = await page.evaluate(() => window.poslabDebug.transformerRuns());
   t.diagnostic(`8 slider steps to ${scale}: ${runs.asked - runsBefore.asked} runs in steps asked, ${runs.dropped - runsBefore.dropped} dropped for a newer one`);
   assert.ok(runs.asked - runsBefore.asked >= 2 && runs.finished > runsBefore.finished, `runs in steps: ${JSON.stringify([runsBefore, runs])}`);
