@@ -475,12 +475,16 @@ test('Copy as NumPy runs under NumPy and matches the page; downloads; thresholds
     assert.equal(never.word.length, 13);
     // the word's threshold is the range's top, off the plot: the caption says so, and names no dashed line for it
     const hi = thresholdRange(lab.options.limits).hi.toExponential().replace('e+', 'e');
-    assert.match(never.caption, new RegExp(`says True for “man” at every magnitude up to ${hi}: it never tells the two apart`));
-    assert.match(never.caption, /says True for “man” at every magnitude up to 1e6: it never tells the two apart/);
+    // (the mean's too: said once for both)
+    assert.match(never.caption, new RegExp(`says True for “man” and for the sentence mean at every magnitude up to ${hi}: it never tells the two apart`));
+    assert.match(never.caption, /says True for “man” and for the sentence mean at every magnitude up to 1e6: it never tells the two apart/);
+    assert.equal(never.caption.split('np.allclose says').length, 2, never.caption);
     assert.doesNotMatch(never.caption, /these thresholds/);
-    // A word whose partner differs anyway: False at every magnitude.
+    // A word whose partner differs anyway: False at every magnitude, and so is the mean.
     await goHash(page, 'pos=1&b=man+bites+cat');
-    assert.match((await plottedThresholds(page)).caption, /says False for “man” at every magnitude, even the faintest/);
+    const differs = await plottedThresholds(page);
+    assert.ok(differs.word.every((p) => !p.allclose) && differs.mean.every((p) => !p.allclose));
+    assert.match(differs.caption, /says False for “man” and for the sentence mean at every magnitude, even the faintest/);
   });
   await done();
 });

@@ -461,6 +461,10 @@ export function createPlot(figure, { maxScale }) {
   const chart = new Chart(canvas, config);
   making.now = false;
 
+  // Which end of the magnitudes a threshold lies at: 'low' (False at
+  // every magnitude), 'high' (True up to the largest), else null.
+  const edgeOf = (t) => (t <= 0 ? 'low' : t >= maxScale ? 'high' : null);
+
   // Words for a threshold: where np.allclose stops saying True.
   function thresholdText(name, t) {
     if (t <= 0) return `np.allclose says False for ${name} at every magnitude, even the faintest.`;
@@ -556,8 +560,14 @@ export function createPlot(figure, { maxScale }) {
       parts.push(`A first, coarse curve: ${sweep.scales.length} of ${SWEEP.count} magnitudes; the rest are being computed.`);
     }
     if (!paired) parts.push(`${word} has no partner in sentence B; only the sentence mean is drawn.`);
-    if (known(threshold) && paired) parts.push(thresholdText(word, threshold));
-    if (known(meanThreshold)) parts.push(thresholdText('the sentence mean', meanThreshold));
+    const wordKnown = known(threshold) && paired;
+    if (wordKnown && known(meanThreshold) && edgeOf(threshold) !== null && edgeOf(threshold) === edgeOf(meanThreshold)) {
+      // (False, or True, all along for both: said once)
+      parts.push(thresholdText(`${word} and for the sentence mean`, threshold));
+    } else {
+      if (wordKnown) parts.push(thresholdText(word, threshold));
+      if (known(meanThreshold)) parts.push(thresholdText('the sentence mean', meanThreshold));
+    }
     const dashed = thresholds.filter((t) => t.value >= SWEEP.lo && t.value <= SWEEP.hi).length;
     if (dashed) parts.push(`Dashed lines mark ${dashed === 1 ? 'this threshold' : 'these thresholds'}.`);
     if (state.positions && (state.scale < SWEEP.lo || state.scale > SWEEP.hi)) {
