@@ -361,8 +361,8 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     }
   }
 
-  // slow: a new result of a run the page waited for (a checkpoint's in
-  // steps, the transformer's worker), whose sections are large.
+  // slow: a new result of a model whose runs are not quick (a checkpoint's
+  // go in steps, the transformer's to its worker), whose sections are large.
   function renderResults(page, result, lab, pending, { slow = false } = {}) {
     verdicts.render(result, lab, checkpoint.get()?.story(result, lab));
     // (a result for GPT-2 is there only while it is open). While another

@@ -467,8 +467,9 @@ export function createPlot(figure, { maxScale }) {
 
   // Words for a threshold: where np.allclose stops saying True.
   function thresholdText(name, t) {
-    if (t <= 0) return `np.allclose says False for ${name} at every magnitude, even the faintest.`;
-    if (t >= maxScale) {
+    const edge = edgeOf(t);
+    if (edge === 'low') return `np.allclose says False for ${name} at every magnitude, even the faintest.`;
+    if (edge === 'high') {
       const hi = maxScale.toExponential().replace('e+', 'e'); // "1e6", as the magnitude field takes it
       return `np.allclose says True for ${name} at every magnitude up to ${hi}: it never tells the two apart.`;
     }
