@@ -14,6 +14,7 @@ import { near } from '../near.mjs';
 
 const { sig } = await import(`${ROOT}web/app/format.js`);
 const { SWEEP, thresholdSearch, thresholdRange } = await import(`${ROOT}web/app/sweep.js`);
+const { rightAnswer, QUESTIONS } = await import(`${ROOT}web/teach/lesson.js`);
 const { figureText } = await import(`${ROOT}web/views/verdicts.js`).catch(() => ({}));
 const site = useSite();
 
@@ -127,7 +128,7 @@ async function matchesCli(page, name, switches) {
   // the checkpoint's own section: tokens with ids, exercise 2's figure, the answers
   assert.ok(got.ck.includes(`A${want.tokens_a.map((t) => `${t.text.replace(/ /g, '␣')}${t.id}`).join('')}`), got.ck.join('\n'));
   assert.ok(got.ck.includes(`cosine similarity of the mean last hidden state${sig(want.mean_cosine_similarity)}`), got.ck.join('\n'));
-  assert.ok(got.ck.includes(`after A${want.next_a[0].text.trim()}p ${sig(want.next_a[0].probability, 3)}`), got.ck.join('\n'));
+  assert.ok(got.ck.includes(`after A${want.next_a[0].text.trim()}p ${sig(want.next_a[0].probability, 3)}${wantedMarks(want)[0]}`), got.ck.join('\n'));
 
   // the chart: both curves are the CLI's sweep, point by point
   if (switches.positions) {
@@ -156,6 +157,12 @@ async function matchesCli(page, name, switches) {
   }
   return { want, got };
 }
+
+// The marks after a trained model's answers (views/checkpoint_panel.js),
+// and those the CLI's answers to A and B call for: right, or the answer.
+const marks = (page) => page.$$eval('#checkpoint .ck-mark', (m) => m.map((e) => e.textContent));
+const wantedMarks = (want) => [[want.next_a, A], [want.next_b, B]].map(([next, sentence]) =>
+  (next[0].text.trim() === rightAnswer(sentence) ? '✓ right' : `✗ (right: ${rightAnswer(sentence)})`));
 
 const linkTo = (name, extra = '') => `/#model=${name}&a=${encodeURIComponent(A)}&b=${encodeURIComponent(B)}${extra}`;
 
@@ -198,12 +205,16 @@ test('gpt, nope and bag: cards, table, result bar, chart and thresholds are the 
   // bag: positions and mask off as trained; every token True, one answer for both
   await page.check('input[name="model"][value="bag"]');
   await settled(page);
-  ({ got } = await matchesCli(page, 'bag', { positions: false, causal: false }));
+  const bag = await matchesCli(page, 'bag', { positions: false, causal: false });
+  got = bag.got;
   assert.ok(got.result.pairs.every((p) => p.allclose === true), 'every token True');
   assert.deepEqual(await verdictColumn(page), got.result.pairs.map(() => 'True').concat('True'));
-  const answers = got.ck.filter((l) => l.startsWith('after'));
+  const answers = got.ck.filter((l) => l.startsWith('after')).map((l) => l.replace(/ ?[✓✗].*$/, ''));
   assert.equal(answers.length, 2);
   assert.equal(answers[0].replace('after A', ''), answers[1].replace('after B', ''), 'the same answer for both sentences');
+  // ... so one of the two is wrong, and the panel says which
+  assert.deepEqual(await marks(page), wantedMarks(bag.want));
+  assert.equal(new Set(await marks(page)).size, 2, 'one right, one wrong');
   // bag with the mask on (as it was not trained) is the CLI's too
   await page.click('label:has(#causal)');
   await settled(page);
@@ -239,6 +250,35 @@ test('the leading-space switch changes the tokens as the CLI\'s --prefix-space d
   assert.notEqual(result.tokens_a[0].id, 350, 'the first word is another token without its space');
   assert.deepEqual(result.pairs.map((p) => p.index_b), want.pairs.map((p) => p.index_b));
   result.pairs.forEach((p, i) => p.index_b !== null && close(p.cosine_distance, want.pairs[i].cosine_distance, `pair ${i} without the space`));
+  await done();
+  await context.close();
+});
+
+// A model trained here answers a question of its world after a statement
+// (docs/models.md); after a sentence that asks none its next token is no
+// answer, and the panel says so instead of calling it one, with a link to
+// the module's two questions (carrying the page's magnitude), where the
+// answers are marked right or wrong by the CLI's answers.
+test('a trained model after sentences that ask nothing: its next token, not an answer; the link asks', async () => {
+  const context = await site.browser.newContext();
+  const { page, done, problems } = await openPage(context, site.origin, '/#model=gpt&a=dog+bites+man&b=man+bites+dog');
+  await settled(page);
+  assert.equal(await page.textContent('#checkpoint .ck-says-head'), 'Its next token (these sentences ask it nothing)');
+  assert.deepEqual(await marks(page), []);
+  assert.match(await page.textContent('#checkpoint .ck-ask'), /^gpt was trained to answer a question after a statement: “dog bites man \. who bites \?” asks for dog\./);
+  await page.fill('#scale-text', '0.5');
+  await settled(page);
+  const href = new URLSearchParams((await page.getAttribute('#checkpoint .ck-ask a', 'href')).slice(1));
+  assert.deepEqual([href.get('a'), href.get('b'), href.get('scale'), href.get('model')], [QUESTIONS.a, QUESTIONS.b, '0.5', 'gpt']);
+  await page.click('#checkpoint .ck-ask a');
+  await settled(page);
+  assert.equal(await page.inputValue('#sentence-a'), QUESTIONS.a);
+  assert.equal(await page.textContent('#checkpoint .ck-says-head'), 'Its answer (the most likely next token)');
+  assert.equal(await page.isVisible('#checkpoint .ck-ask'), false);
+  const done1 = spawnSync(`${ROOT}build/native/poslab`, ['--model', 'checkpoint', '--checkpoint', `${SITE}/models/gpt`,
+    '--a', A, '--b', B, '--scale', '0.5', '--json'], { encoding: 'utf8' });
+  assert.deepEqual(await marks(page), wantedMarks(JSON.parse(done1.stdout)));
+  assert.deepEqual(problems, []);
   await done();
   await context.close();
 });

@@ -18,6 +18,7 @@ import { ROOT, SITE, MIME, isSettled } from './harness.mjs';
 
 const { createLab } = await import(`${ROOT}build/site/poslab.js`);
 const { sig } = await import(`${ROOT}web/app/format.js`);
+const { rightAnswer } = await import(`${ROOT}web/teach/lesson.js`);
 
 const WATCHER = '/__problems.js';
 const WATCHER_JS = `(() => {
@@ -406,7 +407,10 @@ export async function trainedModels(driver, { origin, misses }) {
     const text = await driver.run(`return [...document.querySelectorAll('#checkpoint .ck-figure, #checkpoint .ck-row')]
       .map((e) => e.textContent)`);
     assert.ok(text.includes(`cosine similarity of the mean last hidden state${sig(want.mean_cosine_similarity)}`), `${model}: ${text}`);
-    assert.ok(text.includes(`after A${want.next_a[0].text.trim()}p ${sig(want.next_a[0].probability, 3)}`), `${model}: ${text}`);
+    // (A asks who bites: the answer is marked right or wrong)
+    const answerA = want.next_a[0].text.trim();
+    const mark = answerA === rightAnswer(A) ? '✓ right' : `✗ (right: ${rightAnswer(A)})`;
+    assert.ok(text.includes(`after A${answerA}p ${sig(want.next_a[0].probability, 3)}${mark}`), `${model}: ${text}`);
     seenTexts[model] = shown.map((r) => r.allclose).join(' ');
     const problems = await driver.run('return window.__problems ?? null');
     assert.deepEqual([...problems, ...(await driver.problems())], [],

@@ -24,6 +24,10 @@ export const QUESTIONS = {
   b: 'man bites dog . who bites ?',
 };
 
+// A state asking QUESTIONS, the word followed being their "?", the token
+// after which the answer comes.
+export const asking = (state) => ({ ...state, ...QUESTIONS, word: wordsOf(QUESTIONS.a).length - 1 });
+
 // The right answer to a prompt of the world ("X verb Y . who verb ?" asks
 // for X, "X verb Y . who is participle ?" for Y), or null for other text.
 export function rightAnswer(sentence) {

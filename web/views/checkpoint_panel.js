@@ -9,6 +9,7 @@ import { TRAINED_AS, TRAINED_MODELS, tokenName } from '../app/state.js';
 import { sig, grouped } from '../app/format.js';
 import { setText, setHidden, setChecked, setAttr, el } from './dom.js';
 import { track } from '../browser/loading.js';
+import { QUESTIONS, asking, rightAnswer } from '../teach/lesson.js';
 
 // Each model's line under its choice, shown when it is chosen (the page's
 // markup has only the names: these come with this file).
@@ -21,11 +22,11 @@ const LINES = {
 
 const quoted = (text) => `“${text}”`;
 
-// model: app/model.js's; store: the page's ({get, dispatch}); render: the
-// page's one render; set: app/store.js's update of a few properties;
-// showWords: the controls' word picker's; sight: the page's sections'
+// model: app/model.js's; form: the page's state form (its links' hashes);
+// store: the page's ({get, dispatch}); render: the page's one render; set:
+// app/store.js's update of a few properties; showWords: the controls' word picker's; sight: the page's sections'
 // (views/sight.js: the section is drawn when in sight or when the page pauses).
-export function createCheckpointView(doc, { model, store, render, set, showWords, sight }) {
+export function createCheckpointView(doc, { model, form, store, render, set, showWords, sight }) {
   const rerender = () => render(store.get());
   const latest = () => store.get().lab;
   const $ = (id) => doc.getElementById(id);
@@ -116,21 +117,45 @@ export function createCheckpointView(doc, { model, store, render, set, showWords
   // What the model says after each sentence: a trained model's answer (the
   // most likely next token), GPT-2's five most likely next tokens. Built
   // when the tokens said change; a slider step rewrites the probabilities.
+  // A model trained here learned only to answer a question of its world
+  // after a statement (docs/models.md): after any other sentence its next
+  // token is not an answer (nothing in training asked for one there; after
+  // the lab's own pair gpt says each sentence's last word again), so the
+  // panel says so and links to the questions rather than call it one.
+  let askLink = null;
   function saysRows(result, state) {
     const trained = TRAINED_MODELS.includes(state.model);
-    const head = el('p', 'ck-says-head', trained ? 'Its answer (the most likely next token)' : 'Its five most likely next tokens');
-    const rows = [['A', result.next_a], ['B', result.next_b]].map(([name, next]) => {
+    const wants = [rightAnswer(state.a), rightAnswer(state.b)];
+    const asked = wants.every((w) => w !== null);
+    const head = el('p', 'ck-says-head', !trained ? 'Its five most likely next tokens'
+      : asked ? 'Its answer (the most likely next token)' : 'Its next token (these sentences ask it nothing)');
+    const rows = [['A', result.next_a, wants[0]], ['B', result.next_b, wants[1]]].map(([name, next, want]) => {
       const row = el('p', 'ck-row');
       row.append(el('span', 'ck-label', `after ${name}`));
       for (const t of trained ? next.slice(0, 1) : next) {
         const chip = el('span', 'ck-next');
-        chip.append(el('span', 'ck-piece', t.text.trim() === '' ? tokenName(t.text) : t.text.trim()), el('span', 'ck-prob'));
+        const piece = t.text.trim() === '' ? tokenName(t.text) : t.text.trim();
+        chip.append(el('span', 'ck-piece', piece), el('span', 'ck-prob'));
         row.append(chip);
+        if (trained && want !== null) {
+          const right = piece === want;
+          const mark = el('span', 'ck-mark', right ? '✓ right' : `✗ (right: ${want})`);
+          setAttr(mark, 'title', `${quoted(sentenceOf(state, name))} asks for ${want}`);
+          row.append(mark);
+        }
       }
       return row;
     });
-    return [head, ...rows];
+    askLink = null;
+    if (!trained || asked) return [head, ...rows];
+    const hint = el('p', 'hint ck-ask', `${state.model} was trained to answer a question after a statement: ` +
+      `${quoted(QUESTIONS.a)} asks for ${rightAnswer(QUESTIONS.a)}. What it says after a sentence with no such question ` +
+      'is not an answer. ');
+    askLink = el('a', '', `Ask it ${quoted(QUESTIONS.a)} and ${quoted(QUESTIONS.b)}`);
+    hint.append(askLink);
+    return [head, ...rows, hint];
   }
+  const sentenceOf = (state, name) => (name === 'A' ? state.a : state.b);
 
   function saysProbabilities(result, state) {
     const shown = TRAINED_MODELS.includes(state.model) ? 1 : 5;
@@ -237,8 +262,11 @@ export function createCheckpointView(doc, { model, store, render, set, showWords
     setText(figure.lastChild, sig(result.mean_cosine_similarity));
     // (a trained model shows its first token only: the order of the others, which a slider step may change, is not shown)
     const shown = TRAINED_MODELS.includes(state.model) ? 1 : 5;
-    const saysKey = JSON.stringify([state.model, ...[result.next_a, result.next_b].map((next) => next.slice(0, shown).map((t) => t.id))]);
+    const saysKey = JSON.stringify([state.model, rightAnswer(state.a), rightAnswer(state.b),
+      ...[result.next_a, result.next_b].map((next) => next.slice(0, shown).map((t) => t.id))]);
     if (drawn?.saysKey !== saysKey) says.replaceChildren(...saysRows(result, state));
+    // (the link keeps the page's other settings: a slider step changes its href, not the rows)
+    if (askLink) setAttr(askLink, 'href', `#${form.toHash(asking(state))}`);
     saysProbabilities(result, state);
     drawn = { result, contrast, tokenKey, saysKey, sizeKey };
     if (contrast) {

@@ -4,7 +4,7 @@
 // Loaded the first time a trained model is chosen. Its links are the page's
 // own links (a hash), so following one is like following any link of the
 // lab. Text reaches the DOM only through textContent.
-import { lesson, QUESTIONS, SWITCHES, probability } from '../teach/lesson.js';
+import { lesson, QUESTIONS, SWITCHES, asking, probability } from '../teach/lesson.js';
 import { sig } from '../app/format.js';
 import { TRAINED_MODELS } from '../app/state.js';
 import { createCheckpointView } from './checkpoint_panel.js';
@@ -16,8 +16,8 @@ import { showFailure } from './controls.js';
 // lesson, drawn with each result of a model trained here once it is open.
 // The tour's steps on it are the page's own render (page.js renderTour),
 // since a checkpoint goes through the page's one path. `options`:
-// createCheckpointView's (sight among them, which this lesson is drawn
-// with too), and form.
+// createCheckpointView's (sight and form among them, which this lesson is
+// drawn and linked with too).
 export function createCheckpointViews(doc, options) {
   const { form, model, sight } = options;
   const view = createCheckpointView(doc, options);
@@ -162,7 +162,7 @@ export function createLesson(doc, { form, model }) {
     let intro = null;
     if (!asked) {
       const p = el('p', 'The models trained here answer a question about a statement. ');
-      intro = link(`Ask ${model} “${QUESTIONS.a}” and “${QUESTIONS.b}”`, { ...state, ...QUESTIONS, word: 6 });
+      intro = link(`Ask ${model} “${QUESTIONS.a}” and “${QUESTIONS.b}”`, asking(state));
       p.append(intro);
       parts.push(p);
     }
@@ -187,7 +187,7 @@ export function createLesson(doc, { form, model }) {
   }
 
   function update(state, rows, items) {
-    if (built.intro) setHref(built.intro, { ...state, ...QUESTIONS, word: 6 });
+    if (built.intro) setHref(built.intro, asking(state));
     rows.forEach((row, i) => {
       const { link: a, tds } = built.rows[i];
       if (a) setHref(a, { ...state, ...row.changes });
