@@ -125,11 +125,15 @@ export function createLesson(doc, { form, model }) {
   const said = (x) => `${x.word} ${probability(x.probability)}${x.right === null ? '' : x.right ? ' ✓' : ' ✗'}`;
   const cells = (f) => [f.paired ? `${f.same} of ${f.paired}` : 'none paired', sig(f.similarity), said(f.a), said(f.b)];
 
-  // (its roles stated: in a narrow column later.css sets each row out as a small card)
-  const COLUMNS = ['switches', 'tokens True', 'cosine similarity of the means', 'answer after A', 'answer after B'];
-  function table(rows, state) {
+  // (its roles stated: in a narrow column later.css sets each row out as a
+  // small card). After sentences that ask no question, what a model says
+  // next is no answer (views/checkpoint_panel.js says why).
+  const columnsOf = (asked) => ['switches', 'tokens True', 'cosine similarity of the means',
+    ...['A', 'B'].map((s) => `${asked ? 'answer' : 'next token'} after ${s}`)];
+  function table(rows, state, asked) {
     const t = withRole(el('table', undefined, 'lesson-table'), 'table');
     const head = withRole(el('tr'), 'row');
+    const COLUMNS = columnsOf(asked);
     for (const h of COLUMNS) {
       const th = withRole(el('th', h), 'columnheader');
       th.scope = 'col';
@@ -166,7 +170,7 @@ export function createLesson(doc, { form, model }) {
       p.append(intro);
       parts.push(p);
     }
-    const { t, refs } = table(rows, state);
+    const { t, refs } = table(rows, state, asked);
     parts.push(t);
     const list = el('ol', undefined, 'lesson-points');
     const points = items.map((item) => {
