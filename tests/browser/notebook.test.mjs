@@ -141,3 +141,34 @@ test('a pasted published address is kept with the view: the page\'s own address 
   }
   await done();
 });
+
+// Where the dialog opens on a phone: from this computer with no published
+// address, on that address's field, the dialog at its top (the note on why
+// is above it); with one, the HTML selected for copying, the dialog still
+// at its top: focusing the HTML scrolled the dialog two screens down, past
+// its title and the note.
+test('at 375 px the Embed dialog opens at its top: on the address field until one is given, then with the HTML selected', async () => {
+  const context = await site.browser.newContext(); // (nothing remembered from the tests above)
+  try {
+    const { page, done } = await openPage(context, site.origin, '/#pos=1', { width: 375, height: 740 });
+    const opened = async () => {
+      await page.click('#embed-open');
+      await page.waitForSelector('#embed-dialog[open]');
+      return page.evaluate(() => {
+        const code = document.getElementById('embed-code');
+        const inView = (id) => { const r = document.getElementById(id).getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; };
+        return { focus: document.activeElement.id, scrollTop: document.getElementById('embed-dialog').scrollTop,
+          title: inView('embed-title'), note: inView('embed-local'),
+          selected: code.selectionStart === 0 && code.selectionEnd === code.value.length };
+      });
+    };
+    const first = await opened();
+    assert.deepEqual({ ...first, selected: undefined }, { focus: 'embed-base', scrollTop: 0, title: true, note: true, selected: undefined });
+    await page.fill('#embed-base', 'https://course.example/poslab/');
+    await page.click('#embed-close');
+    assert.deepEqual(await opened(), { focus: 'embed-code', scrollTop: 0, title: true, note: true, selected: true });
+    await done();
+  } finally {
+    await context.close();
+  }
+});

@@ -168,8 +168,17 @@ export function createEmbedPanel({ dialog, getHash, view }) {
   function open() {
     refresh();
     dialog.showModal();
-    code.focus();
+    // Opened from this computer with no published address yet, that address
+    // is the first thing to give: the snippets frame nothing without it.
+    if (local && !publishedBase(baseField.value)) {
+      baseField.focus();
+      return;
+    }
+    // The HTML selected, ready to copy, without scrolling to it: on a phone
+    // the dialog then opened at its third screen, below what it is for.
+    code.focus({ preventScroll: true });
     code.select();
+    dialog.scrollTop = 0;
   }
   return { open, refresh };
 }
