@@ -886,11 +886,15 @@ int checkpoint_describe(const poslab_checkpoint *ck, char *out, size_t cap) {
         parameters += n;
     }
     const checkpoint_weights *w = &ck->w;
+    /* as report.c writes every number: 16 digits when they read back */
+    char eps[DECIMAL_G_BYTES];
+    decimal_g(eps, w->eps, 16);
+    if (decimal_parse(eps, NULL) != w->eps) decimal_g(eps, w->eps, 17);
     return decimal_snprintf(out, cap,
                             "{\"n_embd\":%d,\"n_layer\":%d,\"n_head\":%d,\"n_positions\":%d,\"vocab_size\":%d,"
-                            "\"layer_norm_epsilon\":%.17g,\"dtype\":\"%s\",\"parameters\":%s,\"trained_causal\":%s,"
+                            "\"layer_norm_epsilon\":%s,\"dtype\":\"%s\",\"parameters\":%s,\"trained_causal\":%s,"
                             "\"trained_positions\":%s}",
-                            w->n_embd, w->n_layer, w->n_head, w->n_positions, w->vocab_size, w->eps, dtype,
+                            w->n_embd, w->n_layer, w->n_head, w->n_positions, w->vocab_size, eps, dtype,
                             U64(parameters), w->trained_causal ? "true" : "false",
                             w->trained_positions ? "true" : "false");
 }

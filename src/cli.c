@@ -202,6 +202,13 @@ static int tokenize(const char *path, const char *text, int prefix_space, int js
     return fflush(stdout) == EOF ? 1 : 0;
 }
 
+/* 0 once what was printed is out, else 1 with the line a run gives */
+static int written(void) {
+    if (fflush(stdout) != EOF && !ferror(stdout)) return 0;
+    fputs("poslab: could not write the output\n", stderr);
+    return 1;
+}
+
 int main(int argc, char **argv) {
     poslab_config cfg;
     char message[POSLAB_MESSAGE_BYTES];
@@ -233,13 +240,10 @@ int main(int argc, char **argv) {
                 snprintf(message, sizeof message, "--%s takes no value; allowed: --%s alone", name, name);
                 return invalid(message);
             }
-            if (flag == FLAG_HELP) {
-                usage();
-                return 0;
-            }
-            if (flag == FLAG_VERSION) {
-                puts("poslab " POSLAB_VERSION);
-                return 0;
+            if (flag == FLAG_HELP || flag == FLAG_VERSION) {
+                if (flag == FLAG_HELP) usage();
+                else puts("poslab " POSLAB_VERSION);
+                return written();
             }
             flags[flag] = switch_value(eq ? eq + 1 : "true");
             if (flags[flag] < 0) {
@@ -272,7 +276,12 @@ int main(int argc, char **argv) {
             return 2;
         }
         if (!strcmp(name, "a")) text_a = value;
-        if (given_count < (int)(sizeof given / sizeof given[0])) given[given_count++] = o;
+        /* each option once (given again, its last value counts): the table
+           has fewer rows than `given`, so none goes unchecked below however
+           many times options are repeated */
+        int again = 0;
+        for (int k = 0; k < given_count; k++) again |= given[k] == o;
+        if (!again && given_count < (int)(sizeof given / sizeof given[0])) given[given_count++] = o;
     }
 
     const int json = flags[FLAG_JSON], full = flags[FLAG_FULL];

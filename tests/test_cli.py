@@ -230,5 +230,24 @@ for example in examples:  # each example without a placeholder (PATH) runs as sh
     out = run(*example.split())
     check(out.returncode == 0 and out.stdout.startswith(b"sentence A:"), f"--help example poslab {example}: {out.stderr!r}")
 
+# ---- output that cannot be written: status 1 and one line, --help too ----
+for args in (["--help"], ["--version"], []):
+    with open("/dev/full", "wb") as full:
+        out = subprocess.run([CLI, *args], stdout=full, stderr=subprocess.PIPE)
+    check(out.returncode == 1 and out.stderr == b"poslab: could not write the output\n",
+          f"poslab {' '.join(args)} > /dev/full: {out.returncode} {out.stderr!r}")
+
+# ---- an option repeated any number of times is still checked once ---------
+many = ["--rtol", "1e-5"] * 70
+out = run(*many, "--prefix-space=false")
+check(out.returncode == 2 and out.stderr == b"poslab: --prefix-space: only for --model checkpoint; allowed: add --model checkpoint\n",
+      f"70 --rtol then --prefix-space without a checkpoint: {out.returncode} {out.stderr!r}")
+
+# ---- a checkpoint's numbers as every number is written: 1e-05, not 1.0000000000000001e-05
+gpt = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models", "gpt")
+out = run("--model", "checkpoint", "--checkpoint", gpt, "--json")
+check(out.returncode == 0 and b'"layer_norm_epsilon":1e-05,' in out.stdout,
+      f"layer_norm_epsilon in shortest form: {out.stdout[:400]!r} {out.stderr!r}")
+
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
