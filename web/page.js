@@ -111,6 +111,13 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   let drawn = {};
   // The transformer's runs in the worker: asked for, finished, dropped as stale.
   const runStats = { asked: 0, finished: 0, dropped: 0 };
+  // A checkpoint's limits (its positions) are known only once it is read,
+  // so a link or a change of model can ask it for settings it refuses,
+  // where typing them would have been refused in the field. The core's
+  // line for each such state (by run key), said where a model that could
+  // not be opened is said, not as a failure of the lab.
+  const refusedRuns = new Map();
+  const refusal = (lab, e) => `${MODEL_NAMES[lab.model]} cannot run these settings: ${e.message}`;
   // Created after the first render (panels) and once Chart.js has loaded (plot).
   let panels = null;
   let plot = null;
@@ -266,6 +273,8 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
       // opened first by its view; render() runs again when it is in
       problem = checkpoint.get()?.read(lab);
       pending = !problem;
+    } else if (checkpointModel && refusedRuns.has(model.runKey(lab))) {
+      problem = refusedRuns.get(model.runKey(lab));
     } else try {
       // The heatmaps need the attention matrices: then one run with them
       // serves the verdicts too (still one run per slider step).
@@ -282,8 +291,12 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
         result = full ? model.full(lab) : model.verdict(lab);
       }
     } catch (e) {
-      showFailure(doc, 'The lab could not compute this', e);
-      return;
+      if (!(checkpointModel && e instanceof Error)) {
+        showFailure(doc, 'The lab could not compute this', e);
+        return;
+      }
+      problem = refusal(lab, e);
+      refusedRuns.set(model.runKey(lab), problem);
     }
     if (result) shown = { result, lab };
     retireTransformer(lab);
@@ -329,7 +342,10 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
       runStats.finished += 1;
       render(store.get());
     }, (e) => {
-      if (e instanceof Error) showFailure(doc, 'The lab could not compute this', e);
+      if (e instanceof Error && isCheckpointModel(lab.model)) {
+        refusedRuns.set(model.runKey(lab), refusal(lab, e));
+        render(store.get());
+      } else if (e instanceof Error) showFailure(doc, 'The lab could not compute this', e);
       else if (e?.broken) render(store.get()); // the page computes from now on
       else if (e?.stale) {
         // the page has moved on and asked for a newer run, or (if none is

@@ -283,6 +283,47 @@ test('a trained model after sentences that ask nothing: its next token, not an a
   await context.close();
 });
 
+// A model's positions are known only once it is read: a link (or a switch
+// of model) can ask a model trained here for settings it refuses, which
+// typing would have refused in the field. The page says the core's line
+// where a model's reading is said, with no failure of the lab and no
+// console error; the figures are the last model's, said so; a valid offset
+// then runs.
+test('a link putting a sentence past gpt\'s 16 positions: the core\'s line in the status, then a valid offset runs', async () => {
+  const refused = (args) => spawnSync(`${ROOT}build/native/poslab`, ['--model', 'checkpoint', '--checkpoint', `${SITE}/models/gpt`,
+    ...args], { encoding: 'utf8' }).stderr.trim().replace(/^poslab: --/, '');
+  const status = (page) => page.evaluate(() => {
+    const s = document.getElementById('run-status');
+    return { text: s.textContent, shown: !s.hidden && getComputedStyle(s).visibility === 'visible',
+      failure: document.getElementById('startup').classList.contains('failed') && !document.getElementById('startup').hidden };
+  });
+  const context = await site.browser.newContext();
+  const { page, done, problems } = await openPage(context, site.origin, '/#model=gpt&oa=14');
+  await settled(page);
+  assert.deepEqual(await status(page), { text: `gpt cannot run these settings: ${refused(['--offset-a', '14'])}`, shown: true, failure: false });
+  await page.fill('#offset-a', '0');
+  await settled(page);
+  assert.equal((await status(page)).shown, false);
+  assert.equal(await page.textContent('#checkpoint .ck-size').then((t) => t.startsWith('gpt:')), true);
+  // from the one head, with B starting at 15: the head's figures stay, said so
+  await page.check('input[name="model"][value="head"]');
+  await page.fill('#offset-b', '15');
+  await settled(page);
+  await page.check('input[name="model"][value="gpt"]');
+  await settled(page);
+  assert.deepEqual(await status(page), { text: `gpt cannot run these settings: ${refused(['--offset-b', '15'])}; ` +
+    'the figures shown are still those of the one attention head', shown: true, failure: false });
+  await page.fill('#offset-b', '2');
+  await settled(page);
+  assert.equal((await status(page)).shown, false);
+  const want = JSON.parse(spawnSync(`${ROOT}build/native/poslab`, ['--model', 'checkpoint', '--checkpoint', `${SITE}/models/gpt`,
+    '--offset-b', '2', '--json'], { encoding: 'utf8' }).stdout);
+  assert.deepEqual(await verdictColumn(page), [...want.pairs.map((p) => (p.allclose ? 'True' : 'False')), want.mean.allclose ? 'True' : 'False']);
+  assert.deepEqual(problems, []);
+  await done();
+  await context.close();
+});
+
 // An emoji is several tokens of its bytes, and GPT-2's tokenizer gives the
 // space before it a token of its own: a token that is only a space would be
 // a blank name. The table, the card, the result bar and the word picker

@@ -198,6 +198,12 @@ test('where the sentences start and the heads: in the URL, and the same view reo
   await page.fill('#dim', '8');
   await settled(page);
   assert.deepEqual(await page.$$eval('#heads option', (o) => o.map((x) => x.value)), headCounts(8).map(String));
+  // d 16 offers the same counts as d 8: the hint still names the d now
+  await page.fill('#dim', '16');
+  await settled(page);
+  assert.equal(await page.textContent('#heads-hint'), `d 16 splits evenly into ${headCounts(16).slice(0, -1).join(', ')} or ${headCounts(16).at(-1)} heads.`);
+  await page.fill('#dim', '8');
+  await settled(page);
   await page.selectOption('#heads', '4');
   await settled(page);
   assert.match(page.url(), /&oa=3&ob=12&/);

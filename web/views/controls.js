@@ -58,10 +58,11 @@ export function createControls(doc, form) {
         return option;
       }));
       select.dataset.counts = key;
-      setText($('heads-hint'), counts.length === 1
-        ? `Only 1 head: no number from 2 to ${heads.max} divides d ${lab.dim}.`
-        : `d ${lab.dim} splits evenly into ${orList(counts)} heads.`);
     }
+    // (outside the rebuild: d 8 and d 512 offer the same counts, and the hint names d)
+    setText($('heads-hint'), counts.length === 1
+      ? `Only 1 head: no number from 2 to ${heads.max} divides d ${lab.dim}.`
+      : `d ${lab.dim} splits evenly into ${orList(counts)} heads.`);
     if (select.value !== String(lab.heads)) select.value = String(lab.heads);
   }
 
