@@ -626,3 +626,25 @@ test('a tour link pasted right after a change opens the tour, even while the tou
   await done();
   await ctx.close();
 });
+
+// The story line beside the verdicts calls the signal faint only at a faint
+// magnitude (up to 0.01): at d 512 and 0.5 "man" comes out the same while
+// the mean does not, and the line says that instead (it said "so faint").
+test('the story calls a signal faint only at a faint magnitude, and says when the mean still differs', async () => {
+  for (const [hash, config, want] of [
+    ['#pos=1&scheme=random&dim=512&scale=0.5', { dim: 512, scale: 0.5 },
+      'Positional information is on (Random stand-in at magnitude 0.5), yet at this magnitude np.allclose cannot tell ' +
+      '“man” in A from “man” in B. The mean is False: other words’ outputs do change.'],
+    ['#pos=1&scheme=random&scale=1e-9', { scale: 1e-9 },
+      'Positional information is on (Random stand-in at magnitude 1e-09), but it is so faint that np.allclose cannot tell ' +
+      '“man” in A from “man” in B.'],
+  ]) {
+    // (the core's verdicts these lines are for: man True; the mean False at d 512, True at 1e-9)
+    const core = lab.run({ scheme: 'random', ...config });
+    assert.deepEqual([core.pairs[2].allclose, core.mean.allclose], [true, config.dim !== 512], hash);
+    const { page, done } = await open(`/${hash}`);
+    await settled(page);
+    assert.equal(await page.textContent('#story'), want);
+    await done();
+  }
+});

@@ -114,6 +114,9 @@ export function meaning(figures, permutation, averages = false) {
     : `Different ${what}s: the sentences differ in more than their order.`;
 }
 
+// Up to this magnitude the story calls a signal faint (the tour's faint step is 0.001).
+const FAINT_SCALE = 0.01;
+
 // One sentence on what the student is looking at.
 function story(result, state, wordPair) {
   if (!state.positions && !state.causal && !result.permutation) {
@@ -152,8 +155,14 @@ function story(result, state, wordPair) {
       'np.allclose to see.' : `${start}, so the same word comes out differently in the two sentences.`;
   }
   if (same) {
-    return `Positional information is on (${at}), but it is so faint that np.allclose cannot tell ` +
-      `${quoted(wordPair.word)} in A from ${quoted(wordPair.word)} in B.`;
+    // Faint only where the magnitude is: at 0.5 with d 512 a word can come
+    // out the same while the mean does not (its attention all on a word at
+    // the same place in both), and at large magnitudes the softmax saturates.
+    const w = quoted(wordPair.word);
+    const others = result.mean?.allclose === false ? ' The mean is False: other words’ outputs do change.' : '';
+    return (state.scale <= FAINT_SCALE
+      ? `Positional information is on (${at}), but it is so faint that np.allclose cannot tell ${w} in A from ${w} in B.`
+      : `Positional information is on (${at}), yet at this magnitude np.allclose cannot tell ${w} in A from ${w} in B.`) + others;
   }
   return `Positional information is on (${at}): each word’s input now depends on its position, ` +
     'so the same word comes out differently in the two sentences.';
