@@ -62,7 +62,11 @@ const tourText = (page) => page.$eval('#tour', (t) => ({
   revealed: !t.querySelector('.tour-reveal').hidden,
 }));
 
-const covered = (page) => page.evaluate(() => getComputedStyle(document.getElementById('verdicts')).visibility === 'hidden');
+// (the verdicts, and the block-by-block view where it is shown: its line says True or False after each block)
+const covered = (page) => page.evaluate(() => ['verdicts', 'blocks'].every((id) => {
+  const e = document.getElementById(id);
+  return (id === 'blocks' && e.hidden) || getComputedStyle(e).visibility === 'hidden';
+}));
 
 // Chooses `label` and checks the revealed claim against the page's verdict card.
 async function guessAndCheck(page, label, { wordStep = true } = {}) {
