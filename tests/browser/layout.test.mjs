@@ -177,6 +177,27 @@ for (const [width, height, rate] of [[412, 823, 4], [1280, 900, 1], [1024, 768, 
   });
 }
 
+// The result bar is fixed to the window's foot; at 375 px its text takes
+// three lines. A field reached with Tab is scrolled into view above it, not
+// under it (the page's scroll padding follows the bar's height).
+test('on a phone a field reached with Tab is not under the result bar', async () => {
+  const page = await site.browser.newPage({ viewport: { width: 375, height: 740 } });
+  await page.goto(`${site.origin}/#model=transformer`);
+  await settled(page);
+  for (const id of ['sentence-a', 'sentence-b', 'offset-b']) {
+    for (let k = 0; k < 30 && await page.evaluate(() => document.activeElement.id) !== id; k++) await page.keyboard.press('Tab');
+    await page.waitForTimeout(300); // (the bar shows once the cards leave the window)
+    const at = await page.evaluate((id) => {
+      const field = document.getElementById(id).getBoundingClientRect();
+      const bar = document.getElementById('result-bar');
+      return { focused: document.activeElement.id, bottom: field.bottom, barTop: bar.classList.contains('shown') ? bar.getBoundingClientRect().top : innerHeight };
+    }, id);
+    assert.equal(at.focused, id);
+    assert.ok(at.bottom <= at.barTop, `#${id} ends at ${Math.round(at.bottom)} px, the bar starts at ${Math.round(at.barTop)} px`);
+  }
+  await page.close();
+});
+
 test('without JavaScript the page says it needs it, and shows no controls that cannot work', async () => {
   const context = await site.browser.newContext({ viewport: { width: 1280, height: 900 }, javaScriptEnabled: false });
   const page = await context.newPage();

@@ -187,10 +187,18 @@ function createBar(root) {
   // too) stands above the bar while it is shown: it learns the bar's height
   // here, on the status line alone (a property on the root would restyle
   // the whole page whenever the bar's text takes another line).
+  // So does the window's scroll padding (style.css's 5rem is one line of
+  // the bar; at 375 px it takes three): a control focused or scrolled into
+  // view stops above the bar, not under it. (scroll-padding is not
+  // inherited: setting it restyles the root alone.)
   const status = root.ownerDocument.getElementById('run-status');
+  const html = root.ownerDocument.documentElement;
   if (status && typeof ResizeObserver === 'function') {
-    new ResizeObserver(() => status.style.setProperty('--result-bar-height', `${Math.ceil(bar.getBoundingClientRect().height)}px`))
-      .observe(bar);
+    new ResizeObserver(() => {
+      const height = Math.ceil(bar.getBoundingClientRect().height);
+      status.style.setProperty('--result-bar-height', `${height}px`);
+      html.style.scrollPaddingBottom = `${height + 16}px`;
+    }).observe(bar);
   }
   const fill = (slot, figures) => {
     setVerdict(slot.verdict, figures ? figures.allclose : null);
