@@ -605,8 +605,10 @@ test('a large sweep is computed off the page\'s thread, so typing never waits fo
     return { whole, legend: document.querySelector('.legend-word').textContent, caption: document.querySelector('.chart-caption').textContent };
   });
   assert.equal(thresholds.legend, '“w02”');
-  assert.ok(thresholds.caption.includes(`np.allclose says True for “w02” only below a magnitude of about ${sig(thresholds.whole, 2)}:`),
-    JSON.stringify(thresholds));
+  // (its words for a curve True again higher up are teaching.test's)
+  const at = sig(thresholds.whole, 2);
+  assert.ok([`only below a magnitude of about ${at}:`, `below a magnitude of about ${at}, and again from about`]
+    .some((words) => thresholds.caption.includes(`np.allclose says True for “w02” ${words}`)), JSON.stringify(thresholds));
   assert.equal(workerScripts.length, 0, 'the worker was started before this keystroke, once');
   // A 65th word is refused beside the field; the worker, which was asked
   // before the page knew, fails quietly, and the chart keeps the last sweep.

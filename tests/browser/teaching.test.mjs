@@ -469,8 +469,14 @@ test('Copy as NumPy runs under NumPy and matches the page; downloads; thresholds
       assert.ok(shown.caption.includes('Dashed lines mark these thresholds.'), shown.caption);
       assert.ok(brackets(shown.word, tWord), `${hash}: word threshold ${tWord} against the plotted sweep`);
       assert.ok(brackets(shown.mean, tMean), `${hash}: mean threshold ${tMean} against the plotted sweep`);
-      assert.ok(shown.caption.includes(`only below a magnitude of about ${sig(tWord, 2)}: below that it cannot tell the two apart`), shown.caption);
-      assert.ok(shown.caption.includes(`for the sentence mean only below a magnitude of about ${sig(tMean, 2)}`), shown.caption);
+      // (a curve True again above its threshold, where the softmax saturates, is said to be)
+      const below = (points, t) => {
+        const flags = points.map((p) => p.allclose);
+        return flags.indexOf(true, flags.indexOf(false)) > 0 ? `below a magnitude of about ${sig(t, 2)}, and again from about `
+          : `only below a magnitude of about ${sig(t, 2)}: below that it cannot tell the two apart`;
+      };
+      assert.ok(shown.caption.includes(below(sweep.pairs[word], tWord)), shown.caption);
+      assert.ok(shown.caption.includes(`for the sentence mean ${below(sweep.mean, tMean)}`), shown.caption);
     }
     // A huge atol: no False anywhere on the word's curve, and the words say so.
     await goHash(page, 'pos=1&atol=1e9');
@@ -651,4 +657,28 @@ test('the story calls a signal faint only at a faint magnitude, and says when th
     assert.equal(await page.textContent('#story'), want);
     await done();
   }
+});
+
+// At large magnitudes the softmax saturates and the mean can be True again
+// (random, d 6: from about 5.6 on). The caption says so, from the sweep the
+// core computes, where it said "True ... only below" the threshold.
+test('the chart caption says where np.allclose is True again above a threshold', async () => {
+  const { page, done } = await open('/#pos=1&scheme=random&scale=100');
+  await settled(page);
+  const caption = await page.textContent('.chart-caption');
+  const core = lab.run({ scheme: 'random', scale: 100, sweep: { lo: SWEEP.lo, hi: SWEEP.hi, count: SWEEP.count } });
+  assert.equal(core.mean.allclose, true, 'the mean is True at 100');
+  const flags = core.sweep.mean.map((p) => p.allclose);
+  const firstFalse = flags.indexOf(false);
+  const again = flags.indexOf(true, firstFalse);
+  assert.ok(firstFalse > 0 && again > firstFalse && flags.slice(again).every(Boolean), flags.join(''));
+  const from = Math.sqrt(core.sweep.scales[again - 1] * core.sweep.scales[again]);
+  const meanThreshold = caption.match(/for the sentence mean below a magnitude of about (\S+),/)?.[1];
+  assert.ok(meanThreshold, caption);
+  assert.ok(caption.includes(`np.allclose says True for the sentence mean below a magnitude of about ${meanThreshold}, ` +
+    `and again from about ${sig(from, 2)} to 1e3, the largest plotted: there it cannot tell the two apart.`), caption);
+  // "man" is False from its threshold to the end: its words stay "only below"
+  assert.ok(!core.sweep.pairs[2].slice(core.sweep.pairs[2].findIndex((p) => !p.allclose)).some((p) => p.allclose));
+  assert.match(caption, /np\.allclose says True for “man” only below a magnitude of about/);
+  await done();
 });

@@ -465,17 +465,29 @@ export function createPlot(figure, { maxScale }) {
   // every magnitude), 'high' (True up to the largest), else null.
   const edgeOf = (t) => (t <= 0 ? 'low' : t >= maxScale ? 'high' : null);
 
-  // Words for a threshold: where np.allclose stops saying True.
-  function thresholdText(name, t) {
+  // Words for a threshold: where np.allclose stops saying True. `again`:
+  // where it says True once more higher up the plotted magnitudes (at large
+  // ones the softmax saturates and outputs can coincide), or null.
+  function thresholdText(name, t, again = null) {
     const edge = edgeOf(t);
     if (edge === 'low') return `np.allclose says False for ${name} at every magnitude, even the faintest.`;
     if (edge === 'high') {
       const hi = maxScale.toExponential().replace('e+', 'e'); // "1e6", as the magnitude field takes it
       return `np.allclose says True for ${name} at every magnitude up to ${hi}: it never tells the two apart.`;
     }
+    if (again) {
+      const [lo, hi] = again;
+      const to = hi >= SWEEP.hi ? `${SWEEP.hi.toExponential().replace('e+', 'e')}, the largest plotted` : `about ${sig(hi, 2)}`;
+      return `np.allclose says True for ${name} below a magnitude of about ${sig(t, 2)}, and again from about ` +
+        `${sig(lo, 2)} to ${to}: there it cannot tell the two apart.`;
+    }
     return `np.allclose says True for ${name} only below a magnitude of about ${sig(t, 2)}: ` +
       'below that it cannot tell the two apart.';
   }
+  // The first range of the sweep's curve `index` (0 the mean, 1 + i pair i)
+  // where np.allclose says True above the threshold t, or null.
+  const againAbove = (sweep, index, t) => (sweep && edgeOf(t) === null
+    ? trueRanges(sweep.scales, curveOf(sweep, index).close).find(([lo]) => lo > t) ?? null : null);
 
   // view: {sweep (undefined until computed), coarse (the sweep is the
   // coarse first curve), result, state, threshold (the plotted word's),
@@ -566,8 +578,8 @@ export function createPlot(figure, { maxScale }) {
       // (False, or True, all along for both: said once)
       parts.push(thresholdText(`${word} and for the sentence mean`, threshold));
     } else {
-      if (wordKnown) parts.push(thresholdText(word, threshold));
-      if (known(meanThreshold)) parts.push(thresholdText('the sentence mean', meanThreshold));
+      if (wordKnown) parts.push(thresholdText(word, threshold, againAbove(sweep, 1 + sel, threshold)));
+      if (known(meanThreshold)) parts.push(thresholdText('the sentence mean', meanThreshold, againAbove(sweep, 0, meanThreshold)));
     }
     const dashed = thresholds.filter((t) => t.value >= SWEEP.lo && t.value <= SWEEP.hi).length;
     if (dashed) parts.push(`Dashed lines mark ${dashed === 1 ? 'this threshold' : 'these thresholds'}.`);
