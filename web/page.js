@@ -117,7 +117,11 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   // line for each such state (by run key), said where a model that could
   // not be opened is said, not as a failure of the lab.
   const refusedRuns = new Map();
-  const refusal = (lab, e) => `${MODEL_NAMES[lab.model]} cannot run these settings: ${e.message}`;
+  const refuse = (lab, e) => {
+    const problem = `${MODEL_NAMES[lab.model]} cannot run these settings: ${e.message}`;
+    refusedRuns.set(model.runKey(lab), problem);
+    return problem;
+  };
   // Created after the first render (panels) and once Chart.js has loaded (plot).
   let panels = null;
   let plot = null;
@@ -295,8 +299,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
         showFailure(doc, 'The lab could not compute this', e);
         return;
       }
-      problem = refusal(lab, e);
-      refusedRuns.set(model.runKey(lab), problem);
+      problem = refuse(lab, e);
     }
     if (result) shown = { result, lab };
     retireTransformer(lab);
@@ -343,7 +346,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
       render(store.get());
     }, (e) => {
       if (e instanceof Error && isCheckpointModel(lab.model)) {
-        refusedRuns.set(model.runKey(lab), refusal(lab, e));
+        refuse(lab, e);
         render(store.get());
       } else if (e instanceof Error) showFailure(doc, 'The lab could not compute this', e);
       else if (e?.broken) render(store.get()); // the page computes from now on

@@ -60,6 +60,9 @@ export function powerOfTen(exp) {
   return `10${String(exp).replace(/./g, (c) => SUPERSCRIPT[c])}`;
 }
 
+// A limit as the number fields take it: 1000000 -> "1e6", 1000 -> "1e3".
+export const exponentText = (x) => x.toExponential().replace('e+', 'e');
+
 // The whole-decade exponent of x, or null when x is not a power of ten.
 export function decadeOf(x) {
   if (!(x > 0)) return null;

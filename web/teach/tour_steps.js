@@ -9,7 +9,7 @@
 // verdict and figure in `reveal` is read from the live result, and when the
 // result is not the one the module leads students to expect (say, the
 // tolerances were changed) the text says what is seen and why it may be.
-import { sig, ROUNDING_LEVEL } from '../app/format.js';
+import { sig, exponentText, ROUNDING_LEVEL } from '../app/format.js';
 import { TOUR_STEPS, GPT2_ONLY_STEPS } from './tour_length.js';
 import { wordsOf } from '../app/state.js';
 import { SCHEMES, appliesTo } from './schemes.js';
@@ -151,7 +151,7 @@ function thresholdWords(t, form) {
   if (t === null || t === undefined) return '';
   if (t <= 0) return 'np.allclose says False for it at every magnitude, however faint.';
   const max = form.limits.max_scale;
-  if (t >= max) return `np.allclose says True for it at every magnitude up to ${max.toExponential().replace('e+', 'e')}.`;
+  if (t >= max) return `np.allclose says True for it at every magnitude up to ${exponentText(max)}.`;
   return `np.allclose says True for it only below a magnitude of about ${sig(t, 2)} (the dashed line on the chart).`;
 }
 

@@ -24,8 +24,9 @@ const quoted = (text) => `“${text}”`;
 
 // model: app/model.js's; form: the page's state form (its links' hashes);
 // store: the page's ({get, dispatch}); render: the page's one render; set:
-// app/store.js's update of a few properties; showWords: the controls' word picker's; sight: the page's sections'
-// (views/sight.js: the section is drawn when in sight or when the page pauses).
+// app/store.js's update of a few properties; showWords: the controls' word
+// picker's; sight: the page's sections' (views/sight.js: the section is
+// drawn when in sight or when the page pauses).
 export function createCheckpointView(doc, { model, form, store, render, set, showWords, sight }) {
   const rerender = () => render(store.get());
   const latest = () => store.get().lab;

@@ -4,7 +4,7 @@
 // Written only where something changed (dom.js), since this runs on every
 // slider step.
 import { setText, setHidden, setAttr, setChecked, el } from './dom.js';
-import { sig } from '../app/format.js';
+import { sig, exponentText } from '../app/format.js';
 import { wordsOf, excerpt, tokenName, divisorsOf, isCheckpointModel } from '../app/state.js';
 import { SCHEMES, choosable } from '../teach/schemes.js';
 
@@ -20,7 +20,7 @@ const SLIDER = { min: -9, max: 3 };
 const orList = (items) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`);
 
 // How the page writes a limit: 1000000 as "1e6", as the fields take it.
-const limitText = (x) => (x >= 1e5 ? x.toExponential().replace('e+', 'e') : String(x));
+const limitText = (x) => (x >= 1e5 ? exponentText(x) : String(x));
 
 // One radio button per scheme of the teaching table ("none" is the
 // positions switch), built before the lab has started so that the page

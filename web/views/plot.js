@@ -8,7 +8,7 @@
 // the size changes. Colours come from CSS custom properties, so dark mode
 // works. Chart.js is the classic script vendor/chart.min.js (built from
 // web/vendor/chart.entry.js), which defines window.Chart.
-import { sig, powerOfTen, decadeOf } from '../app/format.js';
+import { sig, powerOfTen, decadeOf, exponentText } from '../app/format.js';
 import { SWEEP, curveOf } from '../app/sweep.js';
 import { tokenName } from '../app/state.js';
 import { createChartTable } from './chart_table.js';
@@ -472,22 +472,22 @@ export function createPlot(figure, { maxScale }) {
     const edge = edgeOf(t);
     if (edge === 'low') return `np.allclose says False for ${name} at every magnitude, even the faintest.`;
     if (edge === 'high') {
-      const hi = maxScale.toExponential().replace('e+', 'e'); // "1e6", as the magnitude field takes it
-      return `np.allclose says True for ${name} at every magnitude up to ${hi}: it never tells the two apart.`;
+      return `np.allclose says True for ${name} at every magnitude up to ${exponentText(maxScale)}: it never tells the two apart.`;
     }
     if (again) {
       const [lo, hi] = again;
-      const to = hi >= SWEEP.hi ? `${SWEEP.hi.toExponential().replace('e+', 'e')}, the largest plotted` : `about ${sig(hi, 2)}`;
+      const to = hi >= SWEEP.hi ? `${exponentText(SWEEP.hi)}, the largest plotted` : `about ${sig(hi, 2)}`;
       return `np.allclose says True for ${name} below a magnitude of about ${sig(t, 2)}, and again from about ` +
         `${sig(lo, 2)} to ${to}: there it cannot tell the two apart.`;
     }
     return `np.allclose says True for ${name} only below a magnitude of about ${sig(t, 2)}: ` +
       'below that it cannot tell the two apart.';
   }
-  // The first range of the sweep's curve `index` (0 the mean, 1 + i pair i)
-  // where np.allclose says True above the threshold t, or null.
-  const againAbove = (sweep, index, t) => (sweep && edgeOf(t) === null
-    ? trueRanges(sweep.scales, curveOf(sweep, index).close).find(([lo]) => lo > t) ?? null : null);
+  // The True ranges of the drawn sweep's curves (the word's is the
+  // shading's), set with its curves; and the first of them above a
+  // threshold t, where np.allclose says True again, or null.
+  let meanRanges = [];
+  const againAbove = (ranges, t) => (edgeOf(t) === null ? ranges.find(([lo]) => lo > t) ?? null : null);
 
   // view: {sweep (undefined until computed), coarse (the sweep is the
   // coarse first curve), result, state, threshold (the plotted word's),
@@ -530,9 +530,11 @@ export function createPlot(figure, { maxScale }) {
       w.label = word;
       if (sweep) {
         const curve = paired ? curveOf(sweep, 1 + sel) : null;
+        const meanCurve = curveOf(sweep, 0);
         w.data = curve ? points(sweep.scales, curve) : [];
-        m.data = points(sweep.scales, curveOf(sweep, 0));
+        m.data = points(sweep.scales, meanCurve);
         shade.ranges = curve ? trueRanges(sweep.scales, curve.close) : [];
+        meanRanges = trueRanges(sweep.scales, meanCurve.close);
       }
       shade.thresholds = thresholds;
       // A readout stays with the pointer: a new sweep may have other points
@@ -578,8 +580,11 @@ export function createPlot(figure, { maxScale }) {
       // (False, or True, all along for both: said once)
       parts.push(thresholdText(`${word} and for the sentence mean`, threshold));
     } else {
-      if (wordKnown) parts.push(thresholdText(word, threshold, againAbove(sweep, 1 + sel, threshold)));
-      if (known(meanThreshold)) parts.push(thresholdText('the sentence mean', meanThreshold, againAbove(sweep, 0, meanThreshold)));
+      // (said from the sweep drawn now: none while new words' sweep is on its way)
+      if (wordKnown) parts.push(thresholdText(word, threshold, sweep ? againAbove(shade.ranges, threshold) : null));
+      if (known(meanThreshold)) {
+        parts.push(thresholdText('the sentence mean', meanThreshold, sweep ? againAbove(meanRanges, meanThreshold) : null));
+      }
     }
     const dashed = thresholds.filter((t) => t.value >= SWEEP.lo && t.value <= SWEEP.hi).length;
     if (dashed) parts.push(`Dashed lines mark ${dashed === 1 ? 'this threshold' : 'these thresholds'}.`);

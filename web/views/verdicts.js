@@ -160,9 +160,8 @@ function story(result, state, wordPair) {
     // the same place in both), and at large magnitudes the softmax saturates.
     const w = quoted(wordPair.word);
     const others = result.mean?.allclose === false ? ' The mean is False: other words’ outputs do change.' : '';
-    return (state.scale <= FAINT_SCALE
-      ? `Positional information is on (${at}), but it is so faint that np.allclose cannot tell ${w} in A from ${w} in B.`
-      : `Positional information is on (${at}), yet at this magnitude np.allclose cannot tell ${w} in A from ${w} in B.`) + others;
+    const how = state.scale <= FAINT_SCALE ? 'but it is so faint that' : 'yet at this magnitude';
+    return `Positional information is on (${at}), ${how} np.allclose cannot tell ${w} in A from ${w} in B.${others}`;
   }
   return `Positional information is on (${at}): each word’s input now depends on its position, ` +
     'so the same word comes out differently in the two sentences.';
