@@ -286,7 +286,20 @@ int main(int argc, char **argv) {
 
     const int json = flags[FLAG_JSON], full = flags[FLAG_FULL];
     if (flags[FLAG_TOKENIZE]) {
-        if (!cfg.checkpoint[0]) return invalid("--tokenize needs --checkpoint PATH (a folder with vocab.json and merges.txt)");
+        /* it reads --a, --checkpoint and --prefix-space; another option would
+           change nothing, which an autograder's typo should not learn quietly */
+        for (int k = 0; k < given_count; k++) {
+            const char *n = given[k]->name;
+            if (strcmp(n, "a") && strcmp(n, "checkpoint") && strcmp(n, "prefix-space")) {
+                snprintf(message, sizeof message,
+                         "--%s: not read by --tokenize; allowed: --a, --checkpoint, --prefix-space, --json", n);
+                return invalid(message);
+            }
+        }
+        if (full) return invalid("--full: not read by --tokenize; allowed: --a, --checkpoint, --prefix-space, --json");
+        if (!cfg.checkpoint[0])
+            return invalid("--tokenize needs --checkpoint; allowed: --checkpoint PATH, a folder with vocab.json and "
+                           "merges.txt");
         return tokenize(cfg.checkpoint, text_a, cfg.prefix_space, json);
     }
     /* an option the model does not read is a mistake, not a no-op */
@@ -303,7 +316,9 @@ int main(int argc, char **argv) {
     }
     poslab_checkpoint *ck = NULL;
     if (cfg.model == POSLAB_MODEL_CHECKPOINT) {
-        if (!cfg.checkpoint[0]) return invalid("--model checkpoint needs --checkpoint PATH (a checkpoint folder)");
+        if (!cfg.checkpoint[0])
+            return invalid("--model checkpoint needs --checkpoint; allowed: --checkpoint PATH, a checkpoint folder or "
+                           "its .safetensors file");
         int rc = cli_load_checkpoint(cfg.checkpoint, 1, &ck, message, sizeof message);
         if (rc) {
             fprintf(stderr, "poslab: %s\n", message);

@@ -150,6 +150,13 @@ int cli_load_checkpoint(const char *path, int weights, poslab_checkpoint **out, 
         snprintf(dir, sizeof dir, "%s", path);
         struct stat st;
         if (stat(dir, &st) != 0) return unreadable(path, message, size);
+        /* a file read as a folder would fail as "README.md/vocab.json: Not
+           a directory", an I/O error; it is the wrong input */
+        if (!S_ISDIR(st.st_mode)) {
+            snprintf(message, size, "--checkpoint: %s is not a folder or a .safetensors file; allowed: a checkpoint "
+                     "folder (config.json, model.safetensors, vocab.json, merges.txt) or its .safetensors file", path);
+            return 2;
+        }
     }
     poslab_checkpoint *ck;
     if (poslab_checkpoint_create(&ck) != POSLAB_OK) return snprintf(message, size, "out of memory"), 1;

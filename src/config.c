@@ -525,12 +525,13 @@ static poslab_status parse(poslab_config *cfg, const poslab_option *o, const cha
     case POSLAB_KIND_TEXT:
         return parse_sentence((poslab_sentence *)f, o, key, value, message, size);
     case POSLAB_KIND_INTEGER: {
-        /* digits past 2^32-1, or a minus sign before digits, are an integer
-           outside every INTEGER row's limits (none goes below 0) */
+        /* digits past 2^32-1, or a minus sign before digits other than
+           zeros, are an integer outside every INTEGER row's limits (none
+           goes below 0); "-0" is 0, as strtol and Python's int() read it */
         uint32_t x;
         int read = parse_uint32(value + (*value == '-'), &x);
         if (!read) what = NOT_AN_INTEGER;
-        else if (read == TOO_LONG || *value == '-' || x < o->min || x > o->max) what = OUT_OF_RANGE;
+        else if (read == TOO_LONG || (*value == '-' && x) || x < o->min || x > o->max) what = OUT_OF_RANGE;
         else if (is_uint32(o)) *(uint32_t *)f = x;
         else *(int *)f = (int)x;
         break;

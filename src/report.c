@@ -333,6 +333,10 @@ static void sentence_line(strbuf *b, const char *label, const poslab_sentence *s
 
 static const char *truth(int x) { return x ? "True " : "False"; }
 
+/* A zero vector's cosine distance is NaN (0/0); glibc prints a NaN with its
+ * sign bit as "-nan", where NumPy and the JSON's null say nothing of a sign. */
+static double shown(double x) { return isnan(x) ? fabs(x) : x; }
+
 #ifdef POSLAB_CHECKPOINT
 /* tokens X: 3290 " dog" | 26081 " bites" | 582 " man" */
 static void text_tokens(strbuf *b, const char *label, const int *ids, const poslab_sentence *words) {
@@ -409,15 +413,15 @@ const char *report_text(strbuf *b, const poslab_result *r) {
             continue;
         }
         printf_(b, "np.allclose(out_a[%d], out_b[%d]) = %s   max|diff| %.4g   cosine distance %.4g\n",
-                p->index_a, p->index_b, truth(p->allclose), p->max_abs_diff, p->cosine_distance);
+                p->index_a, p->index_b, truth(p->allclose), p->max_abs_diff, shown(p->cosine_distance));
     }
     pad(b, "mean", width + 2);
     printf_(b, "np.allclose(out_a.mean(0), out_b.mean(0)) = %s   max|diff| %.4g   cosine distance %.4g\n",
-            truth(r->mean.allclose), r->mean.max_abs_diff, r->mean.cosine_distance);
+            truth(r->mean.allclose), r->mean.max_abs_diff, shown(r->mean.cosine_distance));
     /* "words", not "bag": bag is also a model's name */
     pad(b, "words", width + 2);
     printf_(b, "cosine similarity of the mean raw word vectors %.6g (order-blind baseline)\n",
-            r->baseline_cosine_similarity);
+            shown(r->baseline_cosine_similarity));
     for (int k = 0; k < r->unpaired_b_count; k++) {
         puts_(b, "note: sentence B's ");
         puts_(b, word(r->words_b, r->unpaired_b[k]));
@@ -440,12 +444,12 @@ const char *report_text(strbuf *b, const poslab_result *r) {
         }
         puts_(b, "\n");
         for (int t = 0; t < r->sweep_count; t++) {
-            printf_(b, "%-12.4g %11.4g%s", r->sweep_scales[t], r->sweep_cosine[t],
+            printf_(b, "%-12.4g %11.4g%s", r->sweep_scales[t], shown(r->sweep_cosine[t]),
                     r->sweep_allclose[t] ? " *" : "  ");
             for (int i = 0; i < r->pair_count; i++) {
                 if (r->pairs[i].index_b < 0) continue;
                 size_t at = (size_t)(1 + i) * r->sweep_count + t;
-                printf_(b, " %11.4g%s", r->sweep_cosine[at], r->sweep_allclose[at] ? " *" : "  ");
+                printf_(b, " %11.4g%s", shown(r->sweep_cosine[at]), r->sweep_allclose[at] ? " *" : "  ");
             }
             puts_(b, "\n");
         }

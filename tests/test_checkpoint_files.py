@@ -187,7 +187,7 @@ case("--scheme rope with a checkpoint", lambda d: None, ["scheme", '"rope"', "al
      args=("--scheme", "rope"))
 case("--scheme learned without a checkpoint", lambda d: None, ["scheme", '"learned"', "model checkpoint only"],
      args=("--model", "head", "--scheme", "learned"))
-case("--model checkpoint without --checkpoint", lambda d: None, ["--model checkpoint needs --checkpoint PATH"],
+case("--model checkpoint without --checkpoint", lambda d: None, ["--model checkpoint needs --checkpoint", "allowed: --checkpoint PATH"],
      args=("--model", "checkpoint"))
 case("--checkpoint without --model checkpoint", lambda d: None, ["--checkpoint", "only for --model checkpoint"],
      args=("--model", "head", "--checkpoint", "x"))

@@ -140,6 +140,8 @@ bad = [
     (["--dim", ""], 'poslab: --dim: "" is not an integer; allowed: an integer from 1 to 512'),
     (["--dim", "-"], 'poslab: --dim: "-" is not an integer; allowed: an integer from 1 to 512'),
     (["--layers", "-3"], 'poslab: --layers: "-3" is out of range; allowed: an integer from 1 to 12'),
+    (["--layers", "-0"], 'poslab: --layers: "-0" is out of range; allowed: an integer from 1 to 12'),
+    (["--offset-a", "-0"], None),  # 0, as strtol and int() read it
     (["--seed", "99999999999999999999"], 'poslab: --seed: "99999999999999999999" is out of range; allowed: an integer from 0 to 4294967295'),
     # switches as GNU tools take them: bare, =true|false or =1|0
     (["--causal=maybe"], 'poslab: --causal: "maybe" is not a switch value; allowed: true or false'),
@@ -248,6 +250,39 @@ gpt = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 
 out = run("--model", "checkpoint", "--checkpoint", gpt, "--json")
 check(out.returncode == 0 and b'"layer_norm_epsilon":1e-05,' in out.stdout,
       f"layer_norm_epsilon in shortest form: {out.stdout[:400]!r} {out.stderr!r}")
+
+check(run("--offset-a", "-0", "--seed=-0").stdout == run("--seed", "0").stdout, "-0 is 0")
+
+# ---- a zero vector's cosine distance is nan, as NumPy prints it, not -nan --
+# (at d 1 the transformer's final LayerNorm leaves every output 0)
+out = run("--model", "transformer", "--dim", "1", "--sweep", "1:2:2")
+text = out.stdout.decode()
+check(out.returncode == 0 and "cosine distance nan\n" in text and "-nan" not in text
+      and re.search(r"^1 +nan \* +nan \*", text, re.M),
+      f"--model transformer --dim 1: {text!r}")
+check(json.loads(run("--model", "transformer", "--dim", "1", "--json").stdout)["mean"]["cosine_distance"] is None,
+      "the JSON's zero-vector cosine distance is null")
+
+# ---- --tokenize reads --a, --checkpoint and --prefix-space only ----------
+for extra, name in ((["--scale", "3"], "--scale"), (["--b", "cat"], "--b"), (["--full"], "--full")):
+    out = run("--tokenize", "--checkpoint", gpt, *extra)
+    check(out.returncode == 2 and out.stdout == b"" and out.stderr ==
+          f"poslab: {name}: not read by --tokenize; allowed: --a, --checkpoint, --prefix-space, --json\n".encode(),
+          f"--tokenize {extra}: {out.returncode} {out.stderr!r}")
+out = run("--tokenize", "--checkpoint", gpt, "--prefix-space=true", "--json")
+check(out.returncode == 0 and [t["text"] for t in json.loads(out.stdout)["tokens"]] == [" dog", " bites", " man"],
+      f"--tokenize with its own options: {out.stdout!r} {out.stderr!r}")
+out = run("--tokenize")
+check(out.returncode == 2 and out.stderr == b"poslab: --tokenize needs --checkpoint; allowed: --checkpoint PATH, "
+      b"a folder with vocab.json and merges.txt\n", f"--tokenize alone: {out.stderr!r}")
+
+# ---- --checkpoint naming a file that is not .safetensors is bad input (2) --
+readme = os.path.join(root, "README.md")
+for args in (["--model", "checkpoint", "--checkpoint", readme], ["--tokenize", "--checkpoint", readme]):
+    out = run(*args)
+    check(out.returncode == 2 and out.stderr.decode() == f"poslab: --checkpoint: {readme} is not a folder or a "
+          ".safetensors file; allowed: a checkpoint folder (config.json, model.safetensors, vocab.json, merges.txt) "
+          "or its .safetensors file\n", f"{args}: {out.returncode} {out.stderr!r}")
 
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
