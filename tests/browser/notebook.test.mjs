@@ -44,11 +44,18 @@ async function snippets(hash, publishedAt) {
   await page.click('#embed-open');
   await page.waitForSelector('#embed-dialog[open]');
   const note = await page.isVisible('#embed-local');
+  const before = await page.textContent('#embed-base-hint');
   await page.fill('#embed-base', 'not an address');
   const refused = await page.getAttribute('#embed-base', 'aria-invalid');
+  const why = await page.textContent('#embed-base-hint');
   await page.fill('#embed-base', publishedAt);
+  const used = await page.textContent('#embed-base-hint');
+  await page.fill('#embed-width', 'wide');
+  const size = [await page.textContent('#embed-size-hint'), await page.inputValue('#embed-code')];
+  await page.fill('#embed-width', '100%');
+  size.push(await page.textContent('#embed-size-hint'));
   await page.check('#embed-hide input[value="intro"]');
-  const out = { note, refused, html: await page.inputValue('#embed-code'), cell: await page.inputValue('#embed-jupyter') };
+  const out = { note, refused, hints: [before, why, used], size, html: await page.inputValue('#embed-code'), cell: await page.inputValue('#embed-jupyter') };
   await done();
   return out;
 }
@@ -59,9 +66,16 @@ const innerScroll = (frame) => frame.evaluate(() => document.documentElement.scr
 test('opened from localhost the dialog says so and frames the pasted address; the snippet fits at 640, 800 and 1024 px', async () => {
   // a published address the page cannot guess: this server under another name
   const publishedAt = `${site.origin.replace('127.0.0.1', 'localhost')}/`;
-  const { note, refused, html, cell } = await snippets('#pos=1', publishedAt);
+  const { note, refused, hints, size, html, cell } = await snippets('#pos=1', publishedAt);
+  assert.equal(size[0], 'Width “wide” is not a size; allowed: pixels (800) or a percentage (100%). The snippets use 100%.');
+  assert.ok(size[1].includes(' width="100%" '), size[1]);
+  assert.equal(size[2], '', 'a good width clears the line');
   assert.ok(note, 'the dialog says the page is local');
   assert.equal(refused, 'true', 'text that is no address is marked');
+  assert.deepEqual(hints, [
+    'Until an address is given, the snippets below use this page\'s own, which works only on this computer.',
+    '“not an address” is not a web address; allowed: one starting with http:// or https://, such as https://school.example/poslab/',
+    `The snippets below open the lab at ${publishedAt}`], 'the line under the field says why');
   assert.ok(html.includes(` src="${publishedAt}?embed=1&amp;hide=intro#`), html);
   assert.ok(cell.includes(`IFrame("${publishedAt}?embed=1&hide=intro#`), cell);
   // The course page: the snippet as pasted, between two paragraphs.

@@ -3,6 +3,7 @@
 // embed.js). Loaded on the first click of the Embed button.
 import { GROUPS, viewUrl, publishedBase } from './embed.js';
 import { h } from './markup.js';
+import { excerpt } from '../app/state.js';
 
 const attribute = (s) => String(s).replace(/&/g, '&amp;').replace(/"/g, '&quot;')
   .replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -54,6 +55,15 @@ export function suggestedHeight(hide) {
   return Math.max(controls, results) + 50;
 }
 
+// What the "Published at" field holds, in a line under it: a red field
+// alone does not say what an address needs.
+export function baseWords(text, pasted) {
+  if (pasted) return `The snippets below open the lab at ${pasted}`;
+  const given = String(text).trim();
+  if (!given) return 'Until an address is given, the snippets below use this page\'s own, which works only on this computer.';
+  return `“${excerpt(given, 40)}” is not a web address; allowed: one starting with http:// or https://, such as https://school.example/poslab/`;
+}
+
 async function copyText(text, field, status) {
   try {
     await navigator.clipboard.writeText(text);
@@ -81,11 +91,14 @@ function dialogMarkup() {
     h('div', { class: 'embed-local', id: 'embed-local', hidden: '' },
       h('p', {}, 'This lab is open from this computer (a file or localhost), an address no course page or notebook ' +
         'elsewhere can load. Paste the address where the lab is published; the snippets below use it.'),
-      h('label', {}, 'Published at ', text('embed-base', { placeholder: 'https://…/poslab/', spellcheck: 'false' }))),
+      h('label', {}, 'Published at ', text('embed-base', { placeholder: 'https://…/poslab/', spellcheck: 'false',
+        'aria-describedby': 'embed-base-hint' })),
+      h('p', { class: 'field-hint', id: 'embed-base-hint', 'aria-live': 'polite' })),
     h('fieldset', { class: 'embed-hide' }, h('legend', {}, 'Hide in the embed'), h('div', { class: 'embed-hide-list', id: 'embed-hide' })),
     h('div', { class: 'embed-size' },
-      h('label', {}, 'Width ', text('embed-width', { class: 'number', value: '100%' })),
-      h('label', {}, 'Height ', text('embed-height', { class: 'number' }))),
+      h('label', {}, 'Width ', text('embed-width', { class: 'number', value: '100%', 'aria-describedby': 'embed-size-hint' })),
+      h('label', {}, 'Height ', text('embed-height', { class: 'number', 'aria-describedby': 'embed-size-hint' })),
+      h('p', { class: 'field-hint', id: 'embed-size-hint', 'aria-live': 'polite' })),
     h('label', { class: 'block-label', for: 'embed-code' }, 'HTML'),
     code('embed-code', '6'),
     copyRow('embed-copy', 'Copy', 'embed-copied'),
@@ -106,6 +119,8 @@ export function createEmbedPanel({ dialog, getHash, view }) {
   const jupyter = dialog.querySelector('#embed-jupyter');
   const link = dialog.querySelector('#embed-link');
   const baseField = dialog.querySelector('#embed-base');
+  const baseHint = dialog.querySelector('#embed-base-hint');
+  const sizeHint = dialog.querySelector('#embed-size-hint');
   const local = isLocal(window.location);
   dialog.querySelector('#embed-local').hidden = !local;
   baseField.value = view.site || remembered() || builtIn();
@@ -131,12 +146,17 @@ export function createEmbedPanel({ dialog, getHash, view }) {
     const hOk = /^\d{1,5}$/.test(h);
     width.setAttribute('aria-invalid', String(!wOk));
     height.setAttribute('aria-invalid', String(!hOk));
+    const size = [wOk ? w : '100%', hOk ? h : String(suggestedHeight(hide))];
+    sizeHint.textContent = [
+      wOk ? '' : `Width “${excerpt(width.value.trim(), 12)}” is not a size; allowed: pixels (800) or a percentage (100%). The snippets use ${size[0]}.`,
+      hOk ? '' : `Height “${excerpt(height.value.trim(), 12)}” is not a size; allowed: pixels (1200). The snippets use ${size[1]}.`,
+    ].filter(Boolean).join(' ');
     const order = GROUPS.map((g) => g.name).filter((n) => hide.has(n));
     const pasted = publishedBase(baseField.value);
     baseField.setAttribute('aria-invalid', String(local && !pasted));
+    baseHint.textContent = local ? baseWords(baseField.value, pasted) : '';
     const base = local && pasted ? pasted : window.location.href;
     const src = viewUrl(getHash(), { embed: true, hide: order, base });
-    const size = [wOk ? w : '100%', hOk ? h : String(suggestedHeight(hide))];
     code.value = iframeSnippet(src, ...size);
     jupyter.value = jupyterSnippet(src, ...size);
     link.value = viewUrl(getHash(), { embed: view.embed, hide: [...view.hide], base });
