@@ -319,6 +319,11 @@ poslab_status poslab_checkpoint_config(poslab_checkpoint *ck, const char *file, 
     if (embd % head)
         return fail(message, size, POSLAB_ERR_INPUT, "%s: n_head %d does not divide n_embd %d; expected a divisor",
                     file, head, embd);
+    /* a token id past the embedding's rows is a broken checkpoint, said when
+       both files are in rather than at the sentence that first uses it */
+    if (ck->tok && tokenizer_id_limit(ck->tok) > vocab)
+        return fail(message, size, POSLAB_ERR_INPUT, "%s: vocab_size %d; expected more than vocab.json's largest id %d",
+                    file, vocab, tokenizer_id_limit(ck->tok) - 1);
     w.n_embd = embd, w.n_layer = layer, w.n_head = head, w.vocab_size = vocab;
     ck->w = w;
     ck->slots = slot_count(layer);
@@ -356,6 +361,9 @@ poslab_status poslab_checkpoint_tokenizer_step(poslab_checkpoint *ck, char *mess
         return fail(message, size, POSLAB_ERR_STATE, "tokenizer: no poslab_checkpoint_tokenizer_begin before it");
     poslab_status st = tokenizer_step(ck->tok_loading, message, size);
     if (st == POSLAB_RUNNING) return st;
+    if (st == POSLAB_OK && ck->have_config && tokenizer_id_limit(ck->tok_loading) > ck->w.vocab_size)
+        st = fail(message, size, POSLAB_ERR_INPUT, "vocab.json: id %d; expected ids below config.json's vocab_size %d",
+                  tokenizer_id_limit(ck->tok_loading) - 1, ck->w.vocab_size);
     if (st == POSLAB_OK) ck->tok = ck->tok_loading;
     else tokenizer_free(ck->tok_loading);
     ck->tok_loading = NULL;
@@ -910,14 +918,8 @@ poslab_status poslab_checkpoint_tokenize(const poslab_checkpoint *ck, const char
                                          int *ids, int max, int *count, char *message, size_t size) {
     if (!ck || !ck->tok)
         return fail(message, size, POSLAB_ERR_STATE, "checkpoint: no tokenizer (vocab.json and merges.txt) loaded");
-    poslab_status st = tokenizer_encode(ck->tok, text, len, prefix_space, ids, max, count, message, size);
-    if (st != POSLAB_OK || !ck->have_config) return st;
-    for (int k = 0; k < *count; k++)
-        if (ids[k] >= ck->w.vocab_size)
-            return fail(message, size, POSLAB_ERR_INPUT,
-                        "vocab.json: token %d has id %d; expected ids below config.json's vocab_size %d", k, ids[k],
-                        ck->w.vocab_size);
-    return POSLAB_OK;
+    /* every id is below vocab_size: checked when the second of the two files came in */
+    return tokenizer_encode(ck->tok, text, len, prefix_space, ids, max, count, message, size);
 }
 
 const char *poslab_checkpoint_piece(const poslab_checkpoint *ck, int id, size_t *len) {

@@ -174,6 +174,10 @@ case("config.json with a string size", edit_json("config.json", lambda c: c.upda
 case("another activation", edit_json("config.json", lambda c: c.update(activation_function="relu")),
      ["config.json", '"relu"', "gelu_new"])
 case("vocab.json not an object", write("vocab.json", b"[1, 2, 3]"), ["vocab.json", "not a JSON object"])
+# an id past the embedding's rows: said at load, naming both files, though
+# no token of the sentence has it
+case("vocab.json id past vocab_size", edit_json("vocab.json", lambda v: v.update({"zzqq": 500})),
+     ["config.json: vocab_size", "expected more than vocab.json's largest id 500"])
 case("merges naming unknown symbols", lambda d: open(os.path.join(d, "merges.txt"), "a").write("qq zz\n"),
      ["merges.txt", "qq"])
 case("sentence longer than the positions", lambda d: None, ["--a: 40 tokens", "32 positions", "offset-a + tokens <= 32"],

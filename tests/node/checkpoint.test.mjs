@@ -200,4 +200,11 @@ test('a bad file rejects with the CLI\'s line', async () => {
   files['config.json'] = new Blob([JSON.stringify(config)]);
   files['model.safetensors'] = new Blob([bytes.subarray(0, bytes.length - 10)]);
   await assert.rejects(openCheckpoint({ files }), /model\.safetensors: tensor .*data_offsets .* leave the data's/);
+  // config.json before vocab.json here (the CLI reads them the other way):
+  // an id past vocab_size is said when the second comes in
+  files['model.safetensors'] = new Blob([bytes]);
+  const vocab = JSON.parse(await files['vocab.json'].text());
+  files['vocab.json'] = new Blob([JSON.stringify({ ...vocab, zzqq: config.vocab_size })]);
+  await assert.rejects(openCheckpoint({ files }),
+    { message: `vocab.json: id ${config.vocab_size}; expected ids below config.json's vocab_size ${config.vocab_size}` });
 });
