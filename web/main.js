@@ -34,7 +34,7 @@ const THRESHOLD_PAUSE_MS = 100;
 
 // Controls -> store. `store.dispatch(update.x, ...)` is the only way the
 // page's value changes.
-function wire({ store, form, model, page, tourMemory, tourActions, view }) {
+function wire({ store, form, model, page, tourMemory, tourActions, view, urlSync }) {
   const go = (fn, ...args) => store.dispatch(fn, ...args);
   for (const [name, id] of Object.entries(TYPED)) {
     const input = $(id);
@@ -76,7 +76,7 @@ function wire({ store, form, model, page, tourMemory, tourActions, view }) {
     go(update.setScale, next);
   });
   $('plot-word').addEventListener('change', (e) => go(update.set, { word: Number(e.target.value) }));
-  $('reset').addEventListener('click', () => go(update.reset, form));
+  $('reset').addEventListener('click', () => { urlSync.keep(); go(update.reset, form); });
   $('notice-close').addEventListener('click', () => go(update.dismissNotice));
   $('tour-start').addEventListener('click', () => tourActions.go(tourMemory.read() || 1));
   for (const id of ['heatmap', 'permutation', 'baseline']) $(id).addEventListener('toggle', () => page.render(store.get()));
@@ -242,7 +242,7 @@ async function start() {
   // The transformer's worker, made when a transformer first needs it.
   const workers = { runs: () => startWorker('run_worker', { spare: true, name: 'run worker' }) };
   page = createPage({ doc: document, form, model, view, tourMemory, urlSync, tourActions, store, workers });
-  wire({ store, form, model, page, tourMemory, tourActions, view });
+  wire({ store, form, model, page, tourMemory, tourActions, view, urlSync });
   $('startup').hidden = true;
 
   // The verdicts first, so that opening the page shows its answer as soon

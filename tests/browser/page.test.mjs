@@ -165,6 +165,26 @@ test('exercise 3: magnitude 0.001 is still False, yet very close', async () => {
   await done();
 });
 
+test('Back after Start over brings the settings back', async () => {
+  const { page, done } = await open('/#a=alice+paid+bob&b=bob+paid+alice&pos=1&scheme=sinusoidal&scale=0.01&dim=8&heads=2');
+  const before = await table(page);
+  await page.click('#reset');
+  await settled(page);
+  assert.equal(await page.inputValue('#sentence-a'), 'dog bites man');
+  await page.waitForFunction(() => !document.documentElement.dataset.hash);
+  await page.goBack();
+  await page.waitForFunction(() => document.getElementById('sentence-a').value === 'alice paid bob');
+  await settled(page);
+  assert.equal(await page.inputValue('#scale-text'), '0.01');
+  assert.ok(await page.isChecked('input[name="scheme"][value="sinusoidal"]'));
+  assert.deepEqual(await table(page), before);
+  assert.match(page.url(), /scheme=sinusoidal/);
+  // and Forward is the fresh start again
+  await page.goForward();
+  await page.waitForFunction(() => document.getElementById('sentence-a').value === 'dog bites man');
+  await done();
+});
+
 test('another same-words pair is True again with positions off', async () => {
   const { page, done } = await open('/');
   await type(page, '#sentence-a', 'alice paid bob');

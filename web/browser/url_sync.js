@@ -65,6 +65,15 @@ export function createUrlSync({ currentHash, onLink }) {
     linking = done;
   });
 
+  // Before a change that loses the student's work (Start over): the page as
+  // it is stays in the history, so that Back brings it back. The next write
+  // replaces the new entry, not the kept one.
+  function keep() {
+    write();
+    if (linking || window.location.hash.slice(1) !== known) return;
+    window.history.pushState(null, '', window.location.href);
+  }
+
   // `link()`: the address of the page as it is, written out first.
-  return { mirror, link: () => { write(); return window.location.href; } };
+  return { mirror, keep, link: () => { write(); return window.location.href; } };
 }
