@@ -209,3 +209,42 @@ test('without JavaScript the page says it needs it, and shows no controls that c
   for (const id of ['reset', 'embed-open']) assert.equal(await page.isVisible(`#${id}`), false, `#${id} is not offered`);
   await context.close();
 });
+
+// The threshold lines' labels are drawn on a box of the chart's background;
+// none may cover a curve or the marker. At 375 px the whole labels ("“man” ≈
+// 4.8e-07") reached across both curves and the marker at magnitude 1.
+const labelsOverCurves = (page) => page.evaluate(() => {
+  const chart = window.Chart.getChart(document.querySelector('#chart'));
+  const boxes = chart.config.plugins.find((p) => p.id === 'poslabShade').labelBoxes ?? [];
+  const { x, y } = chart.scales;
+  const hits = [];
+  for (const set of chart.data.datasets) {
+    const points = set.data.filter((p) => p.y !== null && p.y !== undefined);
+    for (let k = 0; k < points.length; k++) {
+      // each point and the midpoints of its segment: a steep segment crosses between points
+      const at = [[points[k].x, points[k].y]];
+      if (k + 1 < points.length) at.push([Math.sqrt(points[k].x * points[k + 1].x), Math.sqrt(points[k].y * points[k + 1].y)]);
+      for (const [vx, vy] of at) {
+        const px = x.getPixelForValue(vx), py = y.getPixelForValue(vy);
+        for (const b of boxes) if (px > b.left && px < b.right && py > b.top && py < b.bottom) hits.push(`${b.label} over ${set.label} at ${vx.toExponential(1)}`);
+      }
+    }
+  }
+  return { labels: boxes.map((b) => b.label), hits: [...new Set(hits)] };
+});
+
+test('on a phone the threshold labels cover no curve', async () => {
+  for (const [width, hash] of [[375, '#pos=1'], [375, '#pos=1&scheme=sinusoidal&scale=1'], [1280, '#pos=1&scheme=sinusoidal&scale=1']]) {
+    const page = await site.browser.newPage({ viewport: { width, height: 800 } });
+    await page.goto(`${site.origin}/${hash}`);
+    await page.waitForSelector('html[data-ready="true"]');
+    await page.waitForFunction(() => window.Chart?.getChart(document.querySelector('#chart'))?.data.datasets[1].data.length >= 100);
+    await settled(page);
+    const { labels, hits } = await labelsOverCurves(page);
+    assert.equal(labels.length, 2, `${width} ${hash}: two threshold labels drawn`);
+    if (width === 375) assert.ok(labels.every((l) => l.startsWith('≈ ')), `${hash}: short labels on a phone: ${labels}`);
+    else assert.ok(labels[0].startsWith('“man” ≈ '), labels[0]);
+    assert.deepEqual(hits, [], `${width} ${hash}`);
+    await page.close();
+  }
+});

@@ -79,6 +79,49 @@ export function trueRanges(scales, flags) {
   return ranges;
 }
 
+// The curves as curvesPlugin draws them, in pixels: {x: [...], ys: [[...]
+// per curve, NaN at a gap]}. The sweep's points are evenly spaced on the
+// log axis, so x is increasing.
+function curvePixels(chart) {
+  const x = logPixel(chart.scales.x), y = logPixel(chart.scales.y);
+  const sets = chart.data.datasets.filter((d) => d.data.length);
+  return {
+    x: sets.length ? sets[0].data.map((p) => x(p.x)) : [],
+    ys: sets.map((d) => d.data.map((p) => (p.y === null ? NaN : y(p.y)))),
+  };
+}
+
+// Whether a curve passes within `margin` px of the box: each segment whose
+// x-range meets the box's, clipped to it (Liang-Barsky).
+function curvesMeetBox({ x, ys }, box, margin) {
+  const left = box.left - margin, right = box.right + margin, top = box.top - margin, bottom = box.bottom + margin;
+  for (const y of ys) {
+    for (let k = 0; k + 1 < x.length; k++) {
+      if (x[k + 1] < left) continue;
+      if (x[k] > right) break;
+      if (Number.isNaN(y[k]) || Number.isNaN(y[k + 1])) continue;
+      if (segmentMeets(x[k], y[k], x[k + 1], y[k + 1], left, right, top, bottom)) return true;
+    }
+  }
+  return false;
+}
+
+function segmentMeets(x1, y1, x2, y2, left, right, top, bottom) {
+  const dx = x2 - x1, dy = y2 - y1;
+  let t0 = 0, t1 = 1;
+  for (const [p, q] of [[-dx, x1 - left], [dx, right - x1], [-dy, y1 - top], [dy, bottom - y1]]) {
+    if (p === 0) {
+      if (q < 0) return false;
+    } else {
+      const t = q / p;
+      if (p < 0) t0 = Math.max(t0, t);
+      else t1 = Math.min(t1, t);
+      if (t0 > t1) return false;
+    }
+  }
+  return true;
+}
+
 // Draws the "allclose True" regions and the rounding band under the lines,
 // the threshold of each curve over them, and the panel colour behind it all
 // (so the PNG download reads the same outside the page). `shade` is read at
@@ -116,19 +159,40 @@ function shadePlugin(shade, layer) {
       ctx.save();
       ctx.font = `${shade.fontSize}px ${shade.fontFamily}`;
       ctx.textBaseline = 'top';
-      (shade.thresholds ?? []).forEach(({ value, color, label }, k) => {
+      const curves = shade.thresholds?.length ? curvePixels(chart) : { x: [], ys: [] };
+      const height = shade.fontSize + 6, row = shade.fontSize + 10;
+      this.labelBoxes = [];
+      (shade.thresholds ?? []).forEach(({ value, color, label: long, short }, k) => {
         if (!(value >= SWEEP.lo && value <= SWEEP.hi)) return; // off the plotted range: the caption says it
         const px = x.getPixelForValue(value);
         verticalLine(ctx, area, px, { color, width: 2, dash: [6, 4] });
-        // The label beside the line, inside the plot, one row per curve.
+        // The label beside the line, inside the plot, one row per curve,
+        // lower while a curve or an earlier label is in the way; on a
+        // narrow plot (a phone) or for a long word without the name, since
+        // the line's colour says whose it is. At 375 px the whole labels lay
+        // across both curves and the marker.
+        const label = ctx.measureText(long).width + 8 > 0.3 * area.width ? short : long;
         const width = ctx.measureText(label).width + 8;
-        const top = area.top + 26 + k * (shade.fontSize + 10);
-        const left = px + 4 + width < area.right ? px + 4 : px - 4 - width;
+        const at = (top, right) => {
+          const left = right ? px + 4 : px - 4 - width;
+          return { label, left, top, right: left + width, bottom: top + height };
+        };
+        const inside = (b) => b.left >= area.left && b.right <= area.right && b.bottom <= area.bottom;
+        const free = (b) => inside(b) && !this.labelBoxes.some((o) => o.left < b.right && b.left < o.right && o.top < b.bottom && b.top < o.bottom) &&
+          !curvesMeetBox(curves, b, 3);
+        const first = area.top + 24 + k * row;
+        const fallback = at(first, px + 4 + width < area.right);
+        let box = null;
+        for (let top = first; !box && top + height <= area.bottom; top += row / 2) {
+          box = [at(top, true), at(top, false)].find(free) ?? null;
+        }
+        box ??= fallback;
         ctx.fillStyle = shade.background;
-        ctx.fillRect(left, top - 2, width, shade.fontSize + 6);
+        ctx.fillRect(box.left, box.top, width, height);
         ctx.fillStyle = color;
         ctx.textAlign = 'left';
-        ctx.fillText(label, left + 4, top + 1);
+        ctx.fillText(label, box.left + 4, box.top + 3);
+        this.labelBoxes.push(box); // the tests read where they went
       });
       ctx.restore();
     },
@@ -504,8 +568,8 @@ export function createPlot(figure, { maxScale }) {
     setAttr(figure, 'aria-busy', String(Boolean(pending)));
     const known = (t) => state.positions && t !== null && t !== undefined;
     const thresholds = [
-      ...(paired && known(threshold) ? [{ name: 'word', value: threshold, color: shade.wordColor, label: `${word} ≈ ${sig(threshold, 2)}` }] : []),
-      ...(known(meanThreshold) ? [{ name: 'mean', value: meanThreshold, color: shade.meanColor, label: `mean ≈ ${sig(meanThreshold, 2)}` }] : []),
+      ...(paired && known(threshold) ? [{ name: 'word', value: threshold, color: shade.wordColor, label: `${word} ≈ ${sig(threshold, 2)}`, short: `≈ ${sig(threshold, 2)}` }] : []),
+      ...(known(meanThreshold) ? [{ name: 'mean', value: meanThreshold, color: shade.meanColor, label: `mean ≈ ${sig(meanThreshold, 2)}`, short: `≈ ${sig(meanThreshold, 2)}` }] : []),
     ];
     // The marker and today's values move with every slider step.
     now.x = state.positions ? onAxis(state.scale) : null;
