@@ -352,3 +352,21 @@ test('a token that is only a space is named ␣, not left blank', async () => {
   await done();
   await context.close();
 });
+
+test('a word gpt reads in pieces is named once in the notes, with its count of tokens', async () => {
+  const a = 'dog bites zebra', b = 'man bites dog';
+  const cli = JSON.parse(spawnSync(`${ROOT}build/native/poslab`, ['--model', 'checkpoint', '--checkpoint', `${SITE}/models/gpt`,
+    '--a', a, '--b', b, '--json'], { encoding: 'utf8' }).stdout);
+  const unpaired = cli.pairs.filter((p) => p.index_b === null);
+  assert.equal(unpaired.map((p) => p.word).join(''), ' zebra', 'the CLI gives " zebra" in pieces');
+  const context = await site.browser.newContext();
+  const { page, done } = await openPage(context, site.origin, `/#a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}&model=gpt`);
+  await settled(page);
+  assert.deepEqual(await page.$$eval('#notes li', (l) => l.map((x) => x.textContent)), [
+    'Sentence B is not a reordering of sentence A, so only the words they share are compared.',
+    `No partner in B: “zebra” (${unpaired.length} tokens).`,
+    'No partner in A: “ man”.',
+  ]);
+  await done();
+  await context.close();
+});

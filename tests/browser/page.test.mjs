@@ -220,6 +220,13 @@ test('another same-words pair is True again with positions off', async () => {
   assert.match(await page.textContent('#notes'), /No partner in B: “🐶”/);
   assert.match(await page.textContent('#notes'), /No partner in A: “cat”/);
   assert.equal((await rowOf(page, '🐶')).allclose, 'n/a');
+  // A word A has more often than B: the note says so, not that B lacks it.
+  await type(page, '#sentence-a', 'dog dog bites');
+  await type(page, '#sentence-b', 'bites dog');
+  assert.equal(await page.textContent('#notes'),
+    'Sentence B is not a reordering of sentence A, so only the words they share are compared.No partner in B: “dog” (A has it twice, B once).');
+  await type(page, '#sentence-a', '🐶 bites 男の人');
+  await type(page, '#sentence-b', '男の人 bites cat');
   // The word menu follows sentence A as it grows and shrinks.
   const options = () => page.$$eval('#plot-word option', (o) => o.map((x) => `${x.value}:${x.textContent}`));
   assert.deepEqual(await options(), ['0:1. 🐶', '1:2. bites', '2:3. 男の人']);

@@ -13,6 +13,35 @@ import { createSight } from './sight.js';
 
 const quoted = (word) => `“${tokenName(word)}”`;
 
+const times = (n) => (n === 1 ? 'once' : n === 2 ? 'twice' : `${n} times`);
+
+// The unpaired tokens `indices` of a sentence (`texts`; `others`: the other
+// sentence's) as the notes name them. A word a trained model has no token
+// for comes in pieces, down to single bytes (GPT-2's " zebra" is " ", "z",
+// "e", ... for the models trained here): consecutive unpaired pieces of one
+// word (after the first, none starts with a space) are named once, with
+// their count, instead of byte by byte. A word that is there more often
+// than in the other sentence says so, since "no partner" alone read as if
+// the other sentence lacked it.
+function lonely(indices, texts, others, pieces, [mine, theirs]) {
+  const runs = [];
+  for (const i of indices) {
+    const last = runs[runs.length - 1];
+    if (pieces && last && i === last.end + 1 && !texts[i].startsWith(' ')) {
+      last.text += texts[i];
+      last.end = i;
+      last.count += 1;
+    } else {
+      runs.push({ text: texts[i], end: i, count: 1 });
+    }
+  }
+  return runs.map(({ text, count }) => {
+    if (count > 1) return `${quoted(text.trim() || text)} (${count} tokens)`;
+    const here = texts.filter((t) => t === text).length, there = others.filter((t) => t === text).length;
+    return there ? `${quoted(text)} (${mine} has it ${times(here)}, ${theirs} ${times(there)})` : quoted(text);
+  });
+}
+
 // true / false / null as "True" / "False" / "n/a" (or other words) with an
 // icon, so colour is never the only signal. Also the permutation view's badges.
 export function setVerdict(node, verdict, words = ['True', 'False']) {
@@ -264,8 +293,10 @@ export function createVerdicts(root) {
       : `${quoted(pair.word)}: np.allclose ${said(pair.allclose)}`}. Sentence mean: np.allclose ${said(result.mean.allclose)}.`);
 
     // Notes on words that have no partner.
-    const lonelyA = result.pairs.filter((p) => p.index_b === null).map((p) => quoted(p.word));
-    const lonelyB = (result.unpaired_b ?? []).map((j) => quoted(wordsB[j]));
+    const textsA = result.pairs.map((p) => p.word);
+    const pieces = Boolean(result.tokens_a);
+    const lonelyA = lonely(result.pairs.filter((p) => p.index_b === null).map((p) => p.index_a), textsA, wordsB, pieces, ['A', 'B']);
+    const lonelyB = lonely(result.unpaired_b ?? [], wordsB, textsA, pieces, ['B', 'A']);
     const lines = [];
     if (!result.permutation) {
       lines.push('Sentence B is not a reordering of sentence A, so only the words they share are compared.');
