@@ -472,18 +472,6 @@ static int parse_uint32(const char *v, uint32_t *out) {
     return 1;
 }
 
-/* A finite decimal number as people and JSON write it:
- * [+-]digits[.digits][e[+-]digits], with digits on at least one side of the
- * point, and nothing else (no hex floats, "inf", "nan" or spaces, which
- * strtod would take). Correctly rounded, as strtod reads it. */
-static int parse_finite(const char *v, double *out) {
-    const char *end;
-    double x = decimal_parse(v, &end);
-    if (end == v || *end || !isfinite(x)) return 0;
-    *out = x;
-    return 1;
-}
-
 /* Why text that is not a finite decimal number is refused: NaN and
  * infinity, as C and JavaScript print them ("nan", "-inf", "Infinity"), are
  * numbers that are not finite; anything else is not a number. */
@@ -496,18 +484,28 @@ static const char *number_fault(const char *v, int decimal) {
     return !v[n] && (n == 3 || n == 8) ? NOT_FINITE : NOT_A_NUMBER; /* nan, inf, infinity */
 }
 
+/* A finite decimal number as people and JSON write it, from v up to
+ * `stop`: [+-]digits[.digits][e[+-]digits], with digits on at least one
+ * side of the point, and nothing else (no hex floats, "inf", "nan" or
+ * spaces, which strtod would take). Correctly rounded, as strtod reads it. */
+static int parse_finite_until(const char *v, const char *stop, double *out) {
+    const char *end;
+    double x = decimal_parse(v, &end);
+    if (end == v || end != stop || !isfinite(x)) return 0;
+    *out = x;
+    return 1;
+}
+
+/* LO:HI:COUNT, read in place: a number may be written with as many digits
+ * as the caller likes (a copy into a fixed buffer refused long ones). */
 static int parse_sweep(const char *v, double *lo, double *hi, int *count) {
-    char buf[128];
-    size_t len = strlen(v);
-    if (len == 0 || len >= sizeof buf) return 0;
-    memcpy(buf, v, len + 1);
-    char *c1 = strchr(buf, ':');
+    const char *c1 = strchr(v, ':');
     if (!c1) return 0;
-    char *c2 = strchr(c1 + 1, ':');
+    const char *c2 = strchr(c1 + 1, ':');
     if (!c2 || strchr(c2 + 1, ':')) return 0;
-    *c1 = *c2 = 0;
     uint32_t n;
-    if (!parse_finite(buf, lo) || !parse_finite(c1 + 1, hi) || parse_uint32(c2 + 1, &n) != 1) return 0;
+    if (!parse_finite_until(v, c1, lo) || !parse_finite_until(c1 + 1, c2, hi) || parse_uint32(c2 + 1, &n) != 1)
+        return 0;
     if (n > POSLAB_MAX_SWEEP) return 0;
     *count = (int)n;
     return 1;

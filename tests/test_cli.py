@@ -252,6 +252,11 @@ check(out.returncode == 0 and b'"layer_norm_epsilon":1e-05,' in out.stdout,
       f"layer_norm_epsilon in shortest form: {out.stdout[:400]!r} {out.stderr!r}")
 
 check(run("--offset-a", "-0", "--seed=-0").stdout == run("--seed", "0").stdout, "-0 is 0")
+# a sweep's numbers may be written with any number of digits (over 127
+# characters in all was "not a valid sweep")
+long_lo = "0.000000001" + "0" * 150
+check(run("--sweep", f"{long_lo}:1e3:5").stdout == run("--sweep", "1e-9:1e3:5").stdout and
+      run("--sweep", f"{long_lo}:1e3:5").returncode == 0, "a 170-character --sweep is read")
 
 # ---- a zero vector's cosine distance is nan, as NumPy prints it, not -nan --
 # (at d 1 the transformer's final LayerNorm leaves every output 0)
