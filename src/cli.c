@@ -131,6 +131,23 @@ static void usage(void) {
     }
 }
 
+/* `s` as an error line can show it: printable ASCII as is, other bytes as
+   \xHH, cut with "..." after `max` bytes. */
+static void shown(char *out, size_t cap, const char *s, size_t max) {
+    size_t o = 0;
+    for (size_t i = 0; s[i] && o + 8 < cap; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (i == max) {
+            memcpy(out + o, "...", 3);
+            o += 3;
+            break;
+        }
+        if (c >= 0x20 && c < 0x7f) out[o++] = (char)c;
+        else o += (size_t)snprintf(out + o, cap - o, "\\x%02x", c);
+    }
+    out[o] = 0;
+}
+
 static int invalid(const char *line) {
     fprintf(stderr, "poslab: %s\n", line);
     return 2;
@@ -155,6 +172,20 @@ static const poslab_option *option_named(const char *name) {
     return NULL;
 }
 
+static int flag_named(const char *name);
+static const poslab_option *option_named(const char *name);
+
+/* Whether arg is one of the CLI's options, --name or --name=VALUE. */
+static int names_option(const char *arg) {
+    if (strncmp(arg, "--", 2)) return !strcmp(arg, "-h");
+    char name[32];
+    size_t len = strcspn(arg + 2, "=");
+    if (len >= sizeof name) return 0;
+    memcpy(name, arg + 2, len);
+    name[len] = 0;
+    return flag_named(name) >= 0 || option_named(name) != NULL;
+}
+
 static int flag_named(const char *name) {
     for (int k = 0; k < CLI_FLAGS; k++)
         if (!strcmp(name, cli_flags[k].name)) return k;
@@ -167,6 +198,13 @@ static int switch_value(const char *v) {
     if (!strcmp(v, "true") || !strcmp(v, "1")) return 1;
     if (!strcmp(v, "false") || !strcmp(v, "0")) return 0;
     return -1;
+}
+
+/* 0 once what was printed is out, else 1 with the line a run gives */
+static int written(void) {
+    if (fflush(stdout) != EOF && !ferror(stdout)) return 0;
+    fputs("poslab: could not write the output\n", stderr);
+    return 1;
 }
 
 /* --tokenize: the ids and pieces of text, as lines or as JSON. */
@@ -199,31 +237,38 @@ static int tokenize(const char *path, const char *text, int prefix_space, int js
         }
     }
     poslab_checkpoint_free(ck);
-    return fflush(stdout) == EOF ? 1 : 0;
-}
-
-/* 0 once what was printed is out, else 1 with the line a run gives */
-static int written(void) {
-    if (fflush(stdout) != EOF && !ferror(stdout)) return 0;
-    fputs("poslab: could not write the output\n", stderr);
-    return 1;
+    return written();
 }
 
 int main(int argc, char **argv) {
     poslab_config cfg;
     char message[POSLAB_MESSAGE_BYTES];
     int flags[CLI_FLAGS] = {0};
-    const char *text_a = "dog bites man"; /* --a as given, for --tokenize */
     const poslab_option *given[64];
     int given_count = 0;
     poslab_config_default(&cfg);
 
+    /* --help and --version act wherever they stand, as options may come in
+       any order: an error before them would hide the help asked for. (No
+       value can be "--help": an option's name is refused as a value below.) */
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage();
+            return written();
+        }
+        if (!strcmp(argv[i], "--version")) {
+            puts("poslab " POSLAB_VERSION);
+            return written();
+        }
+    }
+
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
-        if (!strcmp(arg, "-h")) arg = "--help";
+        char text[160];
         if (strncmp(arg, "--", 2) || !arg[2]) {
+            shown(text, sizeof text, arg, 40);
             snprintf(message, sizeof message,
-                     "unexpected argument \"%.40s\"; allowed: options such as --a TEXT (see --help)", arg);
+                     "unexpected argument \"%s\"; allowed: options such as --a TEXT (see --help)", text);
             return invalid(message);
         }
         /* --name VALUE or --name=VALUE; a switch is a bare --name or --name=true|false */
@@ -231,43 +276,51 @@ int main(int argc, char **argv) {
         const char *value;
         const char *eq = strchr(arg, '=');
         size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-        if (len >= sizeof name) len = sizeof name - 1;
+        int cut = len >= sizeof name;
+        if (cut) len = sizeof name - 1;
         memcpy(name, arg + 2, len);
         name[len] = 0;
-        int flag = flag_named(name);
-        if (flag >= 0) {
-            if (flag >= FLAG_HELP && eq) {
+        int flag = cut ? -1 : flag_named(name);
+        if (flag >= 0) { /* --help and --version, given alone, acted above */
+            if (flag >= FLAG_HELP) {
                 snprintf(message, sizeof message, "--%s takes no value; allowed: --%s alone", name, name);
                 return invalid(message);
             }
-            if (flag == FLAG_HELP || flag == FLAG_VERSION) {
-                if (flag == FLAG_HELP) usage();
-                else puts("poslab " POSLAB_VERSION);
-                return written();
-            }
             flags[flag] = switch_value(eq ? eq + 1 : "true");
             if (flags[flag] < 0) {
-                snprintf(message, sizeof message, "--%s: \"%.40s\" is not a switch value; allowed: true or false",
-                         name, eq + 1);
+                shown(text, sizeof text, eq + 1, 40);
+                snprintf(message, sizeof message,
+                         "--%s: \"%s\" is not a switch value; allowed: true, false, 1 or 0", name, text);
                 return invalid(message);
             }
             continue;
         }
-        const poslab_option *o = option_named(name);
+        const poslab_option *o = cut ? NULL : option_named(name);
         if (!o) {
             char list[320];
             option_list(list, sizeof list);
-            snprintf(message, sizeof message, "--%s is not an option; allowed: %s", name, list);
+            char given_name[64];
+            snprintf(given_name, sizeof given_name, "%.*s", (int)(eq ? eq - arg - 2 : 63), arg + 2);
+            shown(text, sizeof text, given_name, 30);
+            snprintf(message, sizeof message, "--%s is not an option; allowed: %s", text, list);
             return invalid(message);
         }
         if (o->kind == POSLAB_KIND_SWITCH) {
             value = eq ? eq + 1 : "true";
         } else if (eq) {
             value = eq + 1;
-        } else if (i + 1 < argc) {
+        } else if (i + 1 < argc && !names_option(argv[i + 1])) {
             value = argv[++i];
+        } else if (i + 1 < argc) {
+            /* "--a --dim 8" meant no sentence: the next option is not --a's
+               value, which --a=--dim would give */
+            shown(text, sizeof text, argv[i + 1], 40);
+            snprintf(message, sizeof message,
+                     "--%s needs a value, and \"%.60s\" is an option; allowed: %s, or --%s=%.60s to mean that text",
+                     name, text, o->allowed, name, text);
+            return invalid(message);
         } else {
-            snprintf(message, sizeof message, "--%s needs a value; see --help for what it takes", name);
+            snprintf(message, sizeof message, "--%s needs a value; allowed: %s", name, o->allowed);
             return invalid(message);
         }
         char detail[POSLAB_MESSAGE_BYTES];
@@ -275,7 +328,6 @@ int main(int argc, char **argv) {
             fprintf(stderr, "poslab: --%s\n", detail);
             return 2;
         }
-        if (!strcmp(name, "a")) text_a = value;
         /* each option once (given again, its last value counts): the table
            has fewer rows than `given`, so none goes unchecked below however
            many times options are repeated */
@@ -300,7 +352,18 @@ int main(int argc, char **argv) {
         if (!cfg.checkpoint[0])
             return invalid("--tokenize needs --checkpoint; allowed: --checkpoint PATH, a folder with vocab.json and "
                            "merges.txt");
-        return tokenize(cfg.checkpoint, text_a, cfg.prefix_space, json);
+        /* the words of --a joined by single spaces, as a run tokenizes them */
+        char joined[sizeof cfg.a.text + 1];
+        size_t at = 0;
+        for (int t = 0; t < cfg.a.count; t++) {
+            const char *word = cfg.a.text + cfg.a.offset[t];
+            size_t n = strlen(word);
+            if (t) joined[at++] = ' ';
+            memcpy(joined + at, word, n);
+            at += n;
+        }
+        joined[at] = 0;
+        return tokenize(cfg.checkpoint, joined, cfg.prefix_space, json);
     }
     /* an option the model does not read is a mistake, not a no-op */
     for (int k = 0; k < given_count; k++) {
@@ -310,7 +373,8 @@ int main(int argc, char **argv) {
                      "--%s: set by the checkpoint with --model checkpoint; allowed: leave --%s out", given[k]->name,
                      given[k]->name);
         else
-            snprintf(message, sizeof message, "--%s: only for --model checkpoint; allowed: add --model checkpoint",
+            snprintf(message, sizeof message,
+                     "--%s: only for --model checkpoint and --tokenize; allowed: add --model checkpoint",
                      given[k]->name);
         return invalid(message);
     }

@@ -164,7 +164,7 @@ static const poslab_option options[] = {
      "the positional signal's scale (default: the scheme's, see --scheme)", 1,
      FIELD(scale), (int)FIELD(scale_given), ALL_MODELS},
     {"causal", "causal", POSLAB_KIND_SWITCH, 0, 1, "false", NULL,
-     "true or false", NULL,
+     "true, false, 1 or 0", NULL,
      CAUSAL_HELP, 1,
      FIELD(causal), GIVEN(causal_given), ALL_MODELS},
     {"rtol", "rtol", POSLAB_KIND_NUMBER, 0, INFINITY, "1e-5", NULL,
@@ -193,7 +193,7 @@ static const poslab_option options[] = {
      "a path of 1 to 255 bytes", "PATH",
      "a checkpoint folder, or a .safetensors file with config.json, vocab.json and merges.txt beside it", 1,
      FIELD(checkpoint), NO_FLAG, CHECKPOINT},
-    {"prefix-space", "prefix_space", POSLAB_KIND_SWITCH, 0, 1, "true", NULL, "true or false", NULL,
+    {"prefix-space", "prefix_space", POSLAB_KIND_SWITCH, 0, 1, "true", NULL, "true, false, 1 or 0", NULL,
      "put a space before each sentence before tokenizing, so a word is the same token anywhere", 1,
      FIELD(prefix_space), NO_FLAG, CHECKPOINT},
 #endif
@@ -525,9 +525,10 @@ static poslab_status parse(poslab_config *cfg, const poslab_option *o, const cha
     case POSLAB_KIND_INTEGER: {
         /* digits past 2^32-1, or a minus sign before digits other than
            zeros, are an integer outside every INTEGER row's limits (none
-           goes below 0); "-0" is 0, as strtol and Python's int() read it */
+           goes below 0); "-0" is 0 and "+8" is 8, as strtol and Python's
+           int() read them */
         uint32_t x;
-        int read = parse_uint32(value + (*value == '-'), &x);
+        int read = parse_uint32(value + (*value == '-' || *value == '+'), &x);
         if (!read) what = NOT_AN_INTEGER;
         else if (read == TOO_LONG || (*value == '-' && x) || x < o->min || x > o->max) what = OUT_OF_RANGE;
         else if (is_uint32(o)) *(uint32_t *)f = x;
@@ -539,7 +540,7 @@ static poslab_status parse(poslab_config *cfg, const poslab_option *o, const cha
         double x = decimal_parse(value, &end);
         if (end == value || *end || !isfinite(x)) what = number_fault(value, end != value && !*end);
         else if (x < o->min || x > o->max) what = OUT_OF_RANGE;
-        else *(double *)f = x;
+        else *(double *)f = x == 0 ? 0.0 : x; /* -0 is 0: echoed "-0" looked like a sign that mattered */
         break;
     }
     case POSLAB_KIND_CHOICE: {

@@ -154,10 +154,13 @@ static poslab_status tokens(poslab_lab *lab, const poslab_config *c, int *vocab,
             memcpy(text + len, word, n);
             len += n;
         }
-        int ids[POSLAB_MAX_TOKENS], count = 0;
+        /* room for every token a sentence can make (its bytes, at worst),
+           so that a long one is told its count against the limit that
+           stops it, the positions or the lab's 64 */
+        int ids[POSLAB_MAX_TOKENS * 64], count = 0;
         char why[POSLAB_MESSAGE_BYTES];
-        if (poslab_checkpoint_tokenize(lab->checkpoint, text, len, c->prefix_space, ids, POSLAB_MAX_TOKENS, &count,
-                                       why, sizeof why) != POSLAB_OK)
+        if (poslab_checkpoint_tokenize(lab->checkpoint, text, len, c->prefix_space, ids,
+                                       (int)(sizeof ids / sizeof ids[0]), &count, why, sizeof why) != POSLAB_OK)
             return fail(message, size, POSLAB_ERR_INPUT, "%s: %s", names[k], why);
         if (count < 1)
             return fail(message, size, POSLAB_ERR_INPUT, "%s: no tokens; allowed: 1 to %d tokens", names[k],
@@ -166,6 +169,9 @@ static poslab_status tokens(poslab_lab *lab, const poslab_config *c, int *vocab,
             return fail(message, size, POSLAB_ERR_INPUT,
                         "%s: %d tokens from position %d pass the checkpoint's %d positions; allowed: %s + tokens <= %d",
                         names[k], count, offsets[k], w->n_positions, offset_names[k], w->n_positions);
+        if (count > POSLAB_MAX_TOKENS)
+            return fail(message, size, POSLAB_ERR_INPUT, "%s: %d tokens; allowed: 1 to %d tokens", names[k], count,
+                        POSLAB_MAX_TOKENS);
         poslab_sentence *p = &lab->pieces[k];
         size_t at = 0;
         for (int t = 0; t < count; t++) {

@@ -78,6 +78,8 @@ check(res["config"]["sentence_a"] == ["caf\u00e9", "\"q\"", "\\b"], f"UTF-8 and 
 
 # ---- bad input: exit 2, nothing on stdout, one line naming the value -----
 long_word = "x" * 65
+ALL_OPTIONS = ("--a, --b, --dim, --seed, --scheme, --scale, --causal, --rtol, --atol, --offset-a, --offset-b, --model, "
+               "--heads, --layers, --weight-std, --sweep, --checkpoint, --prefix-space, --json, --full, --tokenize, --help, --version")
 bad = [
     (["--a", ""], 'poslab: --a: "" has no words; allowed: 1 to 64 words separated by spaces'),
     (["--b", "   \t "], 'poslab: --b: "   \\x09 " has no words; allowed: 1 to 64 words separated by spaces'),
@@ -142,20 +144,29 @@ bad = [
     (["--layers", "-3"], 'poslab: --layers: "-3" is out of range; allowed: an integer from 1 to 12'),
     (["--layers", "-0"], 'poslab: --layers: "-0" is out of range; allowed: an integer from 1 to 12'),
     (["--offset-a", "-0"], None),  # 0, as strtol and int() read it
+    (["--dim", "+8"], None),
+    (["--dim"], "poslab: --dim needs a value; allowed: an integer from 1 to 512"),
+    (["--a", "--dim", "8"], 'poslab: --a needs a value, and "--dim" is an option; allowed: 1 to 64 words separated by spaces, or --a=--dim to mean that text'),
+    (["--b", "--causal"], 'poslab: --b needs a value, and "--causal" is an option; allowed: 1 to 64 words separated by spaces, or --b=--causal to mean that text'),
+    (["--\xff\x01"], None),  # (replaced below by the raw bytes)
+    (["--" + "x" * 40], "poslab: --" + "x" * 30 + "... is not an option; allowed: " + ALL_OPTIONS),
+    (["stray" * 10], 'poslab: unexpected argument "' + ("stray" * 10)[:40] + '..."; allowed: options such as --a TEXT (see --help)'),
     (["--seed", "99999999999999999999"], 'poslab: --seed: "99999999999999999999" is out of range; allowed: an integer from 0 to 4294967295'),
     # switches as GNU tools take them: bare, =true|false or =1|0
-    (["--causal=maybe"], 'poslab: --causal: "maybe" is not a switch value; allowed: true or false'),
-    (["--causal="], 'poslab: --causal: "" is not a switch value; allowed: true or false'),
-    (["--causal=TRUE"], 'poslab: --causal: "TRUE" is not a switch value; allowed: true or false'),
-    (["--json=maybe"], 'poslab: --json: "maybe" is not a switch value; allowed: true or false'),
+    (["--causal=maybe"], 'poslab: --causal: "maybe" is not a switch value; allowed: true, false, 1 or 0'),
+    (["--causal="], 'poslab: --causal: "" is not a switch value; allowed: true, false, 1 or 0'),
+    (["--causal=TRUE"], 'poslab: --causal: "TRUE" is not a switch value; allowed: true, false, 1 or 0'),
+    (["--json=maybe"], 'poslab: --json: "maybe" is not a switch value; allowed: true, false, 1 or 0'),
     (["--help=1"], "poslab: --help takes no value; allowed: --help alone"),
     (["--version=yes"], "poslab: --version takes no value; allowed: --version alone"),
     (["--causal", "true"], 'poslab: unexpected argument "true"; allowed: options such as --a TEXT (see --help)'),
     (["--colour"], "poslab: --colour is not an option; allowed: --a, --b, --dim, --seed, --scheme, --scale, --causal, --rtol, --atol, --offset-a, --offset-b, --model, --heads, --layers, --weight-std, --sweep, --checkpoint, --prefix-space, --json, --full, --tokenize, --help, --version"),
-    (["--dim"], "poslab: --dim needs a value; see --help for what it takes"),
+    (["--dim"], "poslab: --dim needs a value; allowed: an integer from 1 to 512"),
     (["stray"], 'poslab: unexpected argument "stray"; allowed: options such as --a TEXT (see --help)'),
 ]
 for args, message in bad:
+    if args == ["--\xff\x01"]:  # raw bytes in an option's name are shown escaped, not written to the terminal
+        args, message = [b"--\xff\x01"], "poslab: --\\xff\\x01 is not an option; allowed: " + ALL_OPTIONS
     out = run(*args)
     if message is None:  # accepted spellings
         check(out.returncode == 0, f"{args}: should be accepted, got {out.stderr!r}")
@@ -242,7 +253,7 @@ for args in (["--help"], ["--version"], []):
 # ---- an option repeated any number of times is still checked once ---------
 many = ["--rtol", "1e-5"] * 70
 out = run(*many, "--prefix-space=false")
-check(out.returncode == 2 and out.stderr == b"poslab: --prefix-space: only for --model checkpoint; allowed: add --model checkpoint\n",
+check(out.returncode == 2 and out.stderr == b"poslab: --prefix-space: only for --model checkpoint and --tokenize; allowed: add --model checkpoint\n",
       f"70 --rtol then --prefix-space without a checkpoint: {out.returncode} {out.stderr!r}")
 
 # ---- a checkpoint's numbers as every number is written: 1e-05, not 1.0000000000000001e-05
@@ -252,6 +263,15 @@ check(out.returncode == 0 and b'"layer_norm_epsilon":1e-05,' in out.stdout,
       f"layer_norm_epsilon in shortest form: {out.stdout[:400]!r} {out.stderr!r}")
 
 check(run("--offset-a", "-0", "--seed=-0").stdout == run("--seed", "0").stdout, "-0 is 0")
+check(json.loads(run("--scale", "-0", "--json").stdout)["config"]["scale"] == 0 and
+      b"scale -0" not in run("--scale", "-0").stdout, "--scale -0 is echoed as 0")
+
+# ---- --help and --version act wherever they are (options come in any order)
+for args in (["--dim", "513", "--help"], ["--bogus", "--help"], ["--a", "--help"], ["--dim", "0", "-h"]):
+    out = run(*args)
+    check(out.returncode == 0 and out.stdout == run("--help").stdout, f"{args}: the help, exit 0: {out.returncode} {out.stderr!r}")
+out = run("--dim", "0", "--version")
+check(out.returncode == 0 and out.stdout.decode() == run("--version").stdout.decode(), f"--dim 0 --version: {out.stderr!r}")
 # a sweep's numbers may be written with any number of digits (over 127
 # characters in all was "not a valid sweep")
 long_lo = "0.000000001" + "0" * 150
@@ -277,6 +297,18 @@ for extra, name in ((["--scale", "3"], "--scale"), (["--b", "cat"], "--b"), (["-
 out = run("--tokenize", "--checkpoint", gpt, "--prefix-space=true", "--json")
 check(out.returncode == 0 and [t["text"] for t in json.loads(out.stdout)["tokens"]] == [" dog", " bites", " man"],
       f"--tokenize with its own options: {out.stdout!r} {out.stderr!r}")
+# --tokenize reads --a's words as a run does: joined by single spaces
+out = run("--tokenize", "--checkpoint", gpt, "--a", "dog\t bites  man")
+check(out.returncode == 0 and out.stdout == run("--tokenize", "--checkpoint", gpt, "--a", "dog bites man").stdout,
+      f"--tokenize of words separated by a tab and two spaces: {out.stdout!r}")
+with open("/dev/full", "wb") as full:
+    out = subprocess.run([CLI, "--tokenize", "--checkpoint", gpt], stdout=full, stderr=subprocess.PIPE)
+check(out.returncode == 1 and out.stderr == b"poslab: could not write the output\n", f"--tokenize > /dev/full: {out.stderr!r}")
+# more tokens than the lab takes: the count and the limit that stops it
+# (12 words the model has no token for, " zebra" in 6 pieces each: it said "more than 64 tokens")
+out = run("--model", "checkpoint", "--checkpoint", gpt, "--a", " ".join(["zebra"] * 12))
+check(out.returncode == 2 and out.stderr == b"poslab: --a: 72 tokens from position 0 pass the checkpoint's 16 positions; "
+      b"allowed: offset-a + tokens <= 16\n", f"72 tokens on gpt: {out.stderr!r}")
 out = run("--tokenize")
 check(out.returncode == 2 and out.stderr == b"poslab: --tokenize needs --checkpoint; allowed: --checkpoint PATH, "
       b"a folder with vocab.json and merges.txt\n", f"--tokenize alone: {out.stderr!r}")

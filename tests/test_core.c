@@ -1119,7 +1119,7 @@ static void test_option_table(void) {
         {"scheme: 9 is not a scheme; allowed: none, random, sinusoidal, rope, alibi", 1},
 #endif
         {"a: 0 words given; allowed: 1 to 64 words", 2},
-        {"causal: 2 is not a switch value; allowed: true or false", 3},
+        {"causal: 2 is not a switch value; allowed: true, false, 1 or 0", 3},
         {"rtol: -1 is out of range; allowed: a finite number >= 0", 4},
         {"sweep: 0:1:5 is not a valid sweep; allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer "
          "from 1 to 1001", 5},
