@@ -370,3 +370,17 @@ test('a word gpt reads in pieces is named once in the notes, with its count of t
   await done();
   await context.close();
 });
+
+test('a question outside the models\' world gets no mark, and the panel says why', async () => {
+  const context = await site.browser.newContext();
+  for (const [a, b] of [['dog eats man . who eats ?', 'man eats dog . who eats ?'],
+    ['dog bites man . who is seen ?', 'man bites dog . who is seen ?']]) {
+    const { page, done } = await openPage(context, site.origin, `/#a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}&model=gpt`);
+    await settled(page);
+    assert.equal(await page.textContent('#checkpoint .ck-says-head'), 'Its next token (not a question it was trained on)');
+    assert.equal(await page.$$eval('#checkpoint .ck-mark', (m) => m.length), 0, `${a}: no ✓ or ✗`);
+    assert.match(await page.textContent('#checkpoint .ck-ask'), /8 verbs \(bites, chases, sees, helps, pushes, thanks, kicks, follows\)/);
+    await done();
+  }
+  await context.close();
+});

@@ -96,6 +96,12 @@ test('the lesson on sentences that ask nothing: counts only, and a link to ask',
   assert.equal(rightAnswer('dog bites man . who is bitten ?'), 'man');
   assert.equal(rightAnswer('dog bites man . who bites ?'), 'dog');
   assert.equal(rightAnswer('dog bites man'), null);
+  // only questions of the models' world: its nouns and verbs, the question's verb the statement's
+  assert.equal(rightAnswer('cat follows woman . who is followed ?'), 'woman');
+  assert.equal(rightAnswer('dog eats man . who eats ?'), null);
+  assert.equal(rightAnswer('dog bites man . who is seen ?'), null);
+  assert.equal(rightAnswer('dog bites man . who chases ?'), null);
+  assert.equal(rightAnswer('zebra bites man . who bites ?'), null);
 });
 
 test('sentences that are not one reordering of the other: the lesson claims nothing for the switches', async () => {
@@ -120,4 +126,13 @@ test('sentences that are not one reordering of the other: the lesson claims noth
   }
   // one pair shares a token (" dog"), the other none
   assert.ok(pairedIn.some((n) => n > 0) && pairedIn.some((n) => n === 0), String(pairedIn));
+});
+
+test('world.js has the words models/world.py trains on', async () => {
+  const { NOUNS, VERBS } = await import(`${ROOT}web/teach/world.js`);
+  const { execFileSync } = await import('node:child_process');
+  const py = JSON.parse(execFileSync('/usr/bin/python3', ['-c',
+    'import json, sys; sys.path.insert(0, "models"); import world; print(json.dumps([world.NOUNS, world.VERBS]))'],
+  { cwd: ROOT, encoding: 'utf8' }));
+  assert.deepEqual([NOUNS, VERBS], py);
 });

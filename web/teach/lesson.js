@@ -8,6 +8,7 @@
 // seen instead. The tour's exercise-2 steps use the same facts.
 import { sig } from '../app/format.js';
 import { wordsOf, TRAINED_AS } from '../app/state.js';
+import { NOUNS, VERBS } from './world.js';
 
 // The three settings of the two switches the lesson compares.
 export const SWITCHES = [
@@ -28,14 +29,25 @@ export const QUESTIONS = {
 // after which the answer comes.
 export const asking = (state) => ({ ...state, ...QUESTIONS, word: wordsOf(QUESTIONS.a).length - 1 });
 
-// The right answer to a prompt of the world ("X verb Y . who verb ?" asks
-// for X, "X verb Y . who is participle ?" for Y), or null for other text.
+// The right answer to a prompt of the models' world ("X verb Y . who verb ?"
+// asks for X, "X verb Y . who is participle ?" for Y, with the world's nouns
+// and verbs: world.js), or null for other text, a question the models were
+// never asked included ("dog eats man . who eats ?", "... who is seen ?"
+// after "bites"), whose answer is no more right than wrong.
+const PARTICIPLE = new Map(VERBS);
 export function rightAnswer(sentence) {
   const w = wordsOf(sentence);
-  if (w.length === 7 && w[3] === '.' && w[4] === 'who' && w[5] === w[1] && w[6] === '?') return w[0];
-  if (w.length === 8 && w[3] === '.' && w[4] === 'who' && w[5] === 'is' && w[7] === '?') return w[2];
+  const statement = w.length >= 7 && NOUNS.includes(w[0]) && PARTICIPLE.has(w[1]) && NOUNS.includes(w[2]) &&
+    w[3] === '.' && w[4] === 'who' && w[w.length - 1] === '?';
+  if (!statement) return null;
+  if (w.length === 7 && w[5] === w[1]) return w[0];
+  if (w.length === 8 && w[5] === 'is' && w[6] === PARTICIPLE.get(w[1])) return w[2];
   return null;
 }
+
+// Whether the sentence ends in a question ("... ?"): one of another world
+// gets no mark, and the panel says why.
+export const questionLike = (sentence) => wordsOf(sentence).at(-1) === '?';
 
 // A probability as the page says it: near 1, how far from 1.
 export const probability = (p) => (p > 0.999 ? `1 − ${sig(1 - p, 2)}` : sig(p, 4));

@@ -9,7 +9,8 @@ import { TRAINED_AS, TRAINED_MODELS, tokenName } from '../app/state.js';
 import { sig, grouped } from '../app/format.js';
 import { setText, setHidden, setChecked, setAttr, el } from './dom.js';
 import { track } from '../browser/loading.js';
-import { QUESTIONS, asking, rightAnswer } from '../teach/lesson.js';
+import { QUESTIONS, asking, rightAnswer, questionLike } from '../teach/lesson.js';
+import { VERBS } from '../teach/world.js';
 
 // Each model's line under its choice, shown when it is chosen (the page's
 // markup has only the names: these come with this file).
@@ -128,8 +129,11 @@ export function createCheckpointView(doc, { model, form, store, render, set, sho
     const trained = TRAINED_MODELS.includes(state.model);
     const wants = [rightAnswer(state.a), rightAnswer(state.b)];
     const asked = wants.every((w) => w !== null);
+    // a question, but not one of its world ("who eats ?")
+    const foreign = !asked && (questionLike(state.a) || questionLike(state.b));
     const head = el('p', 'ck-says-head', !trained ? 'Its five most likely next tokens'
-      : asked ? 'Its answer (the most likely next token)' : 'Its next token (these sentences ask it nothing)');
+      : asked ? 'Its answer (the most likely next token)'
+        : foreign ? 'Its next token (not a question it was trained on)' : 'Its next token (these sentences ask it nothing)');
     const rows = [['A', result.next_a, wants[0]], ['B', result.next_b, wants[1]]].map(([name, next, want]) => {
       const row = el('p', 'ck-row');
       row.append(el('span', 'ck-label', `after ${name}`));
@@ -150,8 +154,10 @@ export function createCheckpointView(doc, { model, form, store, render, set, sho
     askLink = null;
     if (!trained || asked) return [head, ...rows];
     const hint = el('p', 'hint ck-ask', `${state.model} was trained to answer a question after a statement: ` +
-      `${quoted(QUESTIONS.a)} asks for ${rightAnswer(QUESTIONS.a)}. What it says after a sentence with no such question ` +
-      'is not an answer. ');
+      `${quoted(QUESTIONS.a)} asks for ${rightAnswer(QUESTIONS.a)}. ` +
+      (foreign ? `Its statements use 16 nouns (dog, man, cat, woman, …) and 8 verbs (${VERBS.map(([v]) => v).join(', ')}), ` +
+        `and a question repeats the verb (${quoted('who bites ?')}) or asks ${quoted('who is bitten ?')}. What it says after another question is not an answer. `
+        : 'What it says after a sentence with no such question is not an answer. '));
     askLink = el('a', '', `Ask it ${quoted(QUESTIONS.a)} and ${quoted(QUESTIONS.b)}`);
     hint.append(askLink);
     return [head, ...rows, hint];
@@ -263,7 +269,7 @@ export function createCheckpointView(doc, { model, form, store, render, set, sho
     setText(figure.lastChild, sig(result.mean_cosine_similarity));
     // (a trained model shows its first token only: the order of the others, which a slider step may change, is not shown)
     const shown = TRAINED_MODELS.includes(state.model) ? 1 : 5;
-    const saysKey = JSON.stringify([state.model, rightAnswer(state.a), rightAnswer(state.b),
+    const saysKey = JSON.stringify([state.model, rightAnswer(state.a), rightAnswer(state.b), questionLike(state.a) || questionLike(state.b),
       ...[result.next_a, result.next_b].map((next) => next.slice(0, shown).map((t) => t.id))]);
     if (drawn?.saysKey !== saysKey) says.replaceChildren(...saysRows(result, state));
     // (the link keeps the page's other settings: a slider step changes its href, not the rows)
