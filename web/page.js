@@ -304,6 +304,11 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     if (result) shown = { result, lab };
     retireTransformer(lab);
     showPending(pending, lab, problem);
+    // Nothing computed yet and nothing coming until the student acts (a
+    // link to GPT-2 with no files): empty cards, table and chart showed
+    // grey circles and blank names; the note above them says why.
+    for (const id of ['verdicts', 'plot', 'blocks']) $(id).classList.toggle('empty', !shown && Boolean(problem));
+    $('plot-word').parentElement.hidden = !shown && Boolean(problem);
     if (!shown) { // the first result is still being computed (or its model could not be opened)
       if (problem) {
         setAttr($('plot'), 'aria-busy', 'false'); // (no chart is on its way)
@@ -370,10 +375,18 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     // True beside switches set for GPT-2.
     const others = shown && shown.lab.model !== lab.model ? shown.lab.model : null;
     for (const id of ['verdicts', 'plot', 'blocks']) $(id).classList.toggle('stale', Boolean(others));
-    setHidden($('run-status'), lab.model === 'head' && !others);
-    $('run-status').classList.toggle('idle', !pending && !problem);
-    if (problem || (pending && lab.model !== 'transformer')) {
-      setText($('run-status'), `${problem ?? `Reading model ${lab.model}…`}${others ? `; the figures shown are still those of ${MODEL_NAMES[others]}` : ''}`);
+    const whose = others ? `; the figures shown are still those of ${MODEL_NAMES[others]}` : '';
+    // What lasts until the student acts (GPT-2's files to choose, settings
+    // the model refuses) is said beside the figures and in the result bar:
+    // floating over the page, it covered the files' progress and their error.
+    for (const id of ['stale-note', 'rb-note']) {
+      setHidden($(id), !problem);
+      setText($(id), problem ? `${problem}${whose}` : '');
+    }
+    setHidden($('run-status'), Boolean(problem) || (lab.model === 'head' && !others));
+    $('run-status').classList.toggle('idle', !pending);
+    if (pending && lab.model !== 'transformer') {
+      setText($('run-status'), `Reading model ${lab.model}…${whose}`);
     } else if (pending) {
       setText($('run-status'), `Computing ${lab.layers} transformer block${lab.layers === 1 ? '' : 's'} for these ` +
         `settings${shown ? '; the figures shown are still the previous settings’ ones' : ''}…`);

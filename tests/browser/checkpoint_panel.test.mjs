@@ -293,7 +293,7 @@ test('a link putting a sentence past gpt\'s 16 positions: the core\'s line in th
   const refused = (args) => spawnSync(`${ROOT}build/native/poslab`, ['--model', 'checkpoint', '--checkpoint', `${SITE}/models/gpt`,
     ...args], { encoding: 'utf8' }).stderr.trim().replace(/^poslab: --/, '');
   const status = (page) => page.evaluate(() => {
-    const s = document.getElementById('run-status');
+    const s = document.getElementById('stale-note');
     return { text: s.textContent, shown: !s.hidden && getComputedStyle(s).visibility === 'visible',
       failure: document.getElementById('startup').classList.contains('failed') && !document.getElementById('startup').hidden };
   });

@@ -100,18 +100,24 @@ test('GPT-2 chosen from another model: until its files are read, the figures sho
   await forgetAll(page);
   await page.check('input[name="model"][value="gpt2"]');
   await page.waitForSelector('#model-files .mf-pick');
-  await page.waitForFunction(() => /once its files are read/.test(document.getElementById('run-status').textContent));
+  await page.waitForFunction(() => /once its files are read/.test(document.getElementById('stale-note').textContent));
+  // said above the dimmed figures and in the result bar, in the page's flow:
+  // a line floating over the page covered the files' progress and their error
   const status = () => page.evaluate(() => {
-    const node = document.getElementById('run-status');
-    const r = node.getBoundingClientRect();
-    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-    return { text: node.textContent, seen: !node.hidden && getComputedStyle(node).visibility === 'visible' && node.contains(hit),
+    const note = document.getElementById('stale-note');
+    const cards = document.querySelector('#verdicts .cards');
+    const floating = document.getElementById('run-status');
+    return { text: note.textContent, bar: document.getElementById('rb-note').textContent,
+      seen: !note.hidden && note.getBoundingClientRect().bottom <= cards.getBoundingClientRect().top,
+      floating: !floating.hidden && getComputedStyle(floating).visibility === 'visible',
       stale: ['verdicts', 'plot'].map((id) => document.getElementById(id).classList.contains('stale')),
       opacity: getComputedStyle(document.querySelector('#verdicts .cards')).opacity };
   });
   const before = await status();
   assert.equal(before.text, 'GPT-2: its verdicts come once its files are read; the figures shown are still those of the one attention head');
-  assert.equal(before.seen, true, 'in sight, not under the result bar');
+  assert.equal(before.bar, before.text);
+  assert.equal(before.seen, true, 'above the cards');
+  assert.equal(before.floating, false, 'nothing floats over the files\' panel');
   assert.deepEqual(before.stale, [true, true]);
   assert.ok(Number(before.opacity) < 1);
   await choose(page, paths(checkpoint('gpt2-mini')));
@@ -321,4 +327,26 @@ test('a folder chosen (webkitdirectory): its files are found; too little quota t
   assert.deepEqual(await kept(page), []);
   await cdp.send('Storage.overrideQuotaForOrigin', { origin: site.origin });
   await done();
+});
+
+test('a link to GPT-2 in a browser with no files kept: the note says why, and no empty cards or chart are shown', async () => {
+  const context = await site.browser.newContext();
+  const { page, done } = await openPage(context, site.origin, '/#model=gpt2');
+  await page.waitForFunction(() => !document.getElementById('stale-note').hidden);
+  const seen = await page.evaluate(() => {
+    const shown = (sel) => { const n = document.querySelector(sel); return Boolean(n) && n.getClientRects().length > 0; };
+    return { note: document.getElementById('stale-note').textContent, bar: document.getElementById('rb-note').textContent,
+      cards: shown('#verdicts .cards'), table: shown('.verdict-table'), chart: shown('#plot'), follow: shown('#plot-word'),
+      barItems: shown('#rb-word'), magnitude: document.getElementById('magnitude-what').textContent };
+  });
+  assert.deepEqual(seen, { note: 'GPT-2: its verdicts come once its files are read', bar: 'GPT-2: its verdicts come once its files are read',
+    cards: false, table: false, chart: false, follow: false, barItems: false,
+    magnitude: '(a trained model’s position table: 1 is the table as trained)' });
+  // the one head: its figures, and the magnitude's words for its schemes
+  await page.check('input[name="model"][value="head"]');
+  await page.waitForFunction(() => document.querySelector('#verdicts .cards').getClientRects().length > 0);
+  assert.equal(await page.textContent('#magnitude-what'), '(RoPE: its angle; ALiBi: its distance penalty)');
+  assert.equal(await page.isHidden('#stale-note'), true);
+  await done();
+  await context.close();
 });

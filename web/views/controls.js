@@ -98,6 +98,8 @@ export function createControls(doc, form) {
     doc.documentElement.classList.toggle('positions-off', !lab.positions);
     // (a checkpoint has its own position table instead: views/checkpoint_panel.js)
     const checkpoint = isCheckpointModel(lab.model);
+    setText($('magnitude-what'), checkpoint ? '(a trained model’s position table: 1 is the table as trained)'
+      : '(RoPE: its angle; ALiBi: its distance penalty)');
     const offered = choosable(form.schemes, lab.model);
     for (const radio of doc.querySelectorAll('input[name="scheme"]')) {
       setChecked(radio, radio.value === lab.scheme);
