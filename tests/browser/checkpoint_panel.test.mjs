@@ -384,3 +384,24 @@ test('a question outside the models\' world gets no mark, and the panel says why
   }
   await context.close();
 });
+
+test('typing a word gpt reads in pieces keeps the chart on the last token, not on a piece', async () => {
+  const context = await site.browser.newContext();
+  const { page, done } = await openPage(context, site.origin, '/#model=gpt');
+  await settled(page);
+  assert.equal(await page.inputValue('#plot-word'), '2', 'the last of “dog bites man”');
+  await page.fill('#sentence-a', 'zebra bites man');
+  await settled(page);
+  const cli = JSON.parse(spawnSync(`${ROOT}build/native/poslab`, ['--model', 'checkpoint', '--checkpoint', `${SITE}/models/gpt`,
+    '--a', 'zebra bites man', '--json'], { encoding: 'utf8' }).stdout);
+  assert.equal(cli.pairs.length, 8);
+  assert.equal(await page.inputValue('#plot-word'), String(cli.pairs.length - 1));
+  assert.equal(await page.textContent('#card-word .card-word'), `“${cli.pairs.at(-1).word}”`);
+  // a token in the middle stays where it is
+  await page.selectOption('#plot-word', '1');
+  await page.fill('#sentence-a', 'zebra bites woman');
+  await settled(page);
+  assert.equal(await page.inputValue('#plot-word'), '1');
+  await done();
+  await context.close();
+});

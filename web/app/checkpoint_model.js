@@ -98,6 +98,19 @@ export class CheckpointModels {
     return this.failures.get(`${state.model}#${state.checkpoint}`) ?? null;
   }
 
+  // How many tokens the open checkpoint makes of a sentence (its words
+  // joined by single spaces, as a run joins them), or null.
+  tokenCount(state, text) {
+    const ck = this.ready(state);
+    const words = wordsOf(text);
+    if (!ck || words.length === 0) return null;
+    try {
+      return ck.tokenize(words.join(' '), { prefixSpace: state.space }).length;
+    } catch {
+      return null; // (text the run refuses: its own message says why)
+    }
+  }
+
   // The first word of sentence A as the open checkpoint's tokens, with and
   // without a space before it (what the leading-space switch changes):
   // {word, spaced, bare}, or null.

@@ -58,8 +58,9 @@ export function typed(page, name, raw, outcome) {
   if (outcome.message !== undefined) {
     return { ...page, refused: { ...page.refused, [name]: { raw, message: outcome.message } } };
   }
-  const followsLast = name === 'a' && page.lab.word === wordsOf(page.lab.a).length - 1;
-  const word = followsLast ? wordsOf(outcome.value).length - 1 : page.lab.word;
+  // (a checkpoint's outcome counts its tokens: Model.accepted)
+  const followsLast = outcome.followsLast ?? (name === 'a' && page.lab.word === wordsOf(page.lab.a).length - 1);
+  const word = followsLast ? (outcome.last ?? wordsOf(outcome.value).length - 1) : page.lab.word;
   const lab = keepWordInRange({ ...page.lab, [name]: outcome.value, word });
   return { ...page, lab, refused: without(page.refused, name), scaleSet: page.scaleSet || name === 'scale' };
 }
