@@ -25,7 +25,9 @@ function said(result) {
   const paired = result.pairs.filter((p) => p.index_b !== null);
   const same = paired.filter((p) => p.allclose).length;
   const answer = (next) => `“${next[0].text.trim()}” after`;
-  return { tokens: `${paired.length - same} of ${paired.length} tokens False, ${same} True, the mean ${result.mean.allclose ? 'True' : 'False'}`,
+  const lonely = result.pairs.length - paired.length;
+  const note = lonely ? ` (${lonely === 1 ? '1 token' : `${lonely} tokens`} of A with no partner in B)` : '';
+  return { tokens: `${paired.length - same} of ${paired.length} tokens False, ${same} True${note}, the mean ${result.mean.allclose ? 'True' : 'False'}`,
     allTrue: same === paired.length && result.mean.allclose, same, paired: paired.length,
     answers: [`${answer(result.next_a)} A (probability ${probability(result.next_a[0].probability)}`,
       `${answer(result.next_b)} B (probability ${probability(result.next_b[0].probability)}`],
@@ -37,7 +39,7 @@ function said(result) {
 // form), the answers and their probabilities; and no other answer is named.
 function checkLines(lines, run) {
   const text = lines.join(' ');
-  const counts = [...text.matchAll(/(\d+) of (\d+) tokens False, (\d+) True, the mean (True|False)/g)];
+  const counts = [...text.matchAll(/(\d+) of (\d+) tokens False, (\d+) True( \(\d+ tokens? of A with no partner in B\))?, the mean (True|False)/g)];
   for (const m of counts) assert.equal(m[0], run.tokens, text);
   const all = [...text.matchAll(/every token True \((\d+) of (\d+)\)/g)];
   for (const m of all) assert.deepEqual([Number(m[1]), Number(m[2]), run.allTrue], [run.same, run.paired, true], text);
@@ -115,6 +117,7 @@ test('sentences that are not one reordering of the other: the lesson claims noth
       const result = lab.run(form.configOf({ ...state, ...changes }));
       assert.equal(result.permutation, false);
       assert.equal(item.holds, false, item.key);
+      assert.ok(item.title.endsWith(' (not seen with these sentences)'), item.title);
       const text = item.lines.join(' ');
       assert.match(text, /not the same tokens in another order: they differ in what they hold, so the switches cannot show here/);
       assert.doesNotMatch(text, /still tells|every token True|although/);
@@ -135,4 +138,14 @@ test('world.js has the words models/world.py trains on', async () => {
     'import json, sys; sys.path.insert(0, "models"); import world; print(json.dumps([world.NOUNS, world.VERBS]))'],
   { cwd: ROOT, encoding: 'utf8' }));
   assert.deepEqual([NOUNS, VERBS], py);
+});
+
+test('the rows say the magnitude when positions are on at another than the trained one', async () => {
+  const state = { ...form.withModel(form.defaultState(), 'gpt'), scale: 0.001 };
+  await loader.open(state);
+  const { rows, items } = lesson('gpt', state, (changes) => lab.run(form.configOf({ ...state, ...changes })));
+  assert.deepEqual(rows.map((r) => r.label), ['positions on at magnitude 0.001, mask on', 'positions off, mask on', 'positions and mask off']);
+  const scaled = lesson('gpt', { ...state, scale: 1 }, (changes) => lab.run(form.configOf({ ...state, scale: 1, ...changes })));
+  assert.equal(scaled.rows[0].label, 'positions on, mask on');
+  for (const item of items) assert.equal(item.title.endsWith('(not seen with these sentences)'), item.holds === false, item.title);
 });

@@ -67,6 +67,7 @@ export function factsOf(result, state) {
   const b = answer(result.next_b, state.b);
   return {
     paired: paired.length, same, differ: paired.length - same, reordered: Boolean(result.permutation),
+    unpaired: result.pairs.length - paired.length,
     allTrue: paired.length > 0 && same === paired.length && result.mean.allclose,
     meanTrue: result.mean.allclose, similarity: result.mean_cosine_similarity,
     a, b, alike: a.word === b.word, bothRight: a.right === true && b.right === true,
@@ -79,8 +80,9 @@ const right = (x) => (x.right === null ? '' : x.right ? ', right' : `, wrong: th
 // "“dog” after A (probability 1 − 1.1e-07, right) and “man” after B (...)"
 export const answersText = (f) => `${q(f.a.word)} after A (probability ${probability(f.a.probability)}${right(f.a)}) and ` +
   `${q(f.b.word)} after B (probability ${probability(f.b.probability)}${right(f.b)})`;
+const lonely = (f) => (f.unpaired ? ` (${f.unpaired === 1 ? '1 token' : `${f.unpaired} tokens`} of A with no partner in B)` : '');
 const tokens = (f) => (f.paired
-  ? `${f.differ} of ${f.paired} tokens False, ${f.same} True, the mean ${f.meanTrue ? 'True' : 'False'}`
+  ? `${f.differ} of ${f.paired} tokens False, ${f.same} True${lonely(f)}, the mean ${f.meanTrue ? 'True' : 'False'}`
   : `no token of A is in B, the mean ${f.meanTrue ? 'True' : 'False'}`);
 // Said when B is not A's tokens in another order (a student's own words):
 // then what tells the two apart may be their tokens, not their order.
@@ -96,9 +98,11 @@ const NOT_REORDERED = 'The two sentences are not the same tokens in another orde
 // show the point (null when the open model cannot show it; `needs` then
 // names the model that can).
 export function lesson(model, state, run) {
+  // (positions on at another magnitude than the table as trained: the row says at which)
+  const scaled = (s) => (s.positions && state.scale !== 1 ? s.label.replace('positions on', `positions on at magnitude ${sig(state.scale)}`) : s.label);
   const rows = SWITCHES.map((s) => {
     const changes = { positions: s.positions, causal: s.causal };
-    return { key: s.key, label: s.label, changes, facts: factsOf(run(changes), { ...state, ...changes }) };
+    return { key: s.key, label: scaled(s), changes, facts: factsOf(run(changes), { ...state, ...changes }) };
   });
   const at = (key) => rows.find((r) => r.key === key).facts;
   const mask = at('mask');
@@ -153,5 +157,8 @@ export function lesson(model, state, run) {
           `learned the order from the mask alone. Its tokens: ${tokens(mask)}.`
         : `nope with the mask answers ${answersText(mask)}: not both right here. Its tokens: ${tokens(mask)}.`];
   }
+  // A point the live numbers do not show here keeps its title, marked so:
+  // the lines under it say what is seen instead.
+  for (const item of [a, b, c]) if (item.holds === false) item.title += ' (not seen with these sentences)';
   return { asked, rows, items: [a, b, c] };
 }
