@@ -24,6 +24,12 @@ export const afterPaint = () => new Promise((resolve) => {
 // Resolves in a task of its own, after what is already queued (input first).
 export const nextTask = () => new Promise((resolve) => { setTimeout(resolve, 0); });
 
+// What the NumPy script does, under its button: a drawn model's numbers come
+// from NumPy's seeded draws; a trained model's from its checkpoint's files.
+const exportHint = (lab) => (isCheckpointModel(lab.model)
+  ? 'The NumPy script reads the checkpoint’s files with NumPy alone, runs its forward pass on the token ids shown and prints the table above.'
+  : 'The NumPy script reproduces exactly these numbers (same seed, same draws) and prints the table above.');
+
 // A model as the status line names it ("the figures shown are still those of ...").
 const MODEL_NAMES = { head: 'the one attention head', transformer: 'the transformer blocks', gpt: 'gpt', nope: 'nope', bag: 'bag', gpt2: 'GPT-2' };
 
@@ -309,6 +315,12 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     // grey circles and blank names; the note above them says why.
     for (const id of ['verdicts', 'plot', 'blocks']) $(id).classList.toggle('empty', !shown && Boolean(problem));
     $('plot-word').parentElement.hidden = !shown && Boolean(problem);
+    // The script and downloads are of the figures shown: none while they are
+    // another model's or missing (a GPT-2 link with no files said "Could
+    // not write the script: model: "checkpoint" runs on an opened checkpoint").
+    const exportable = Boolean(shown) && shown.lab.model === lab.model && !problem;
+    for (const button of $('export').querySelectorAll('button')) if (button.disabled === exportable) button.disabled = !exportable;
+    setText($('export-hint'), exportable ? exportHint(lab) : 'The script and the downloads come with this model’s own figures.');
     if (!shown) { // the first result is still being computed (or its model could not be opened)
       if (problem) {
         setAttr($('plot'), 'aria-busy', 'false'); // (no chart is on its way)

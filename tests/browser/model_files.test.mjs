@@ -149,6 +149,14 @@ test('a truncated, a missing or a wrong file: the CLI\'s line next to the button
     const expected = files.length === FILES.length ? pageLine(cli(dir).error, dir)
       : 'vocab.json: not among the files given; expected it in the checkpoint';
     assert.equal(shown, expected, what);
+    // and plain words over it for the mistakes that come most often
+    const advice = await page.evaluate(() => { const n = document.querySelector('#model-files .mf-advice'); return n.hidden ? null : n.textContent; });
+    assert.equal(advice, {
+      truncated: 'model.safetensors is shorter than its own header says: its download was probably cut short. Download it again.',
+      'not a checkpoint': 'model.safetensors is not a safetensors file (a web page saved in its place?). Download it again from Hugging Face.',
+      'config of another kind': 'This config.json is not GPT-2\'s: the lab opens GPT-2-family models (model_type "gpt2").',
+      missing: 'These are not all of a GPT-2 checkpoint\'s files: choose config.json, model.safetensors, vocab.json and merges.txt together, or their folder.',
+    }[what], what);
     const after = await page.evaluate(() => ({ hash: location.hash, panel: document.getElementById('checkpoint')?.hidden ?? true }));
     assert.deepEqual(after, before, what);
     assert.equal(await page.isHidden('#model-files .mf-progress'), true, what);
@@ -160,6 +168,7 @@ test('a truncated, a missing or a wrong file: the CLI\'s line next to the button
   await choose(page, paths(folder));
   await bodyHas(page, sig(cli(folder).mean_cosine_similarity));
   assert.equal(await page.isHidden('#model-files .mf-error'), true);
+  assert.equal(await page.isHidden('#model-files .mf-advice'), true);
   await page.click('#model-files .mf-forget');
   await page.waitForSelector('#model-files .mf-kept', { state: 'hidden' });
   await done();
@@ -337,8 +346,14 @@ test('a link to GPT-2 in a browser with no files kept: the note says why, and no
     const shown = (sel) => { const n = document.querySelector(sel); return Boolean(n) && n.getClientRects().length > 0; };
     return { note: document.getElementById('stale-note').textContent, bar: document.getElementById('rb-note').textContent,
       cards: shown('#verdicts .cards'), table: shown('.verdict-table'), chart: shown('#plot'), follow: shown('#plot-word'),
-      barItems: shown('#rb-word'), magnitude: document.getElementById('magnitude-what').textContent };
+      barItems: shown('#rb-word'), magnitude: document.getElementById('magnitude-what').textContent,
+      exports: [...document.querySelectorAll('#export button')].map((b) => b.disabled), exportHint: document.getElementById('export-hint').textContent };
   });
+  // (Copy as NumPy said "Could not write the script: model: "checkpoint" runs on an opened checkpoint")
+  assert.deepEqual(seen.exports, [true, true, true, true]);
+  assert.equal(seen.exportHint, 'The script and the downloads come with this model’s own figures.');
+  delete seen.exports;
+  delete seen.exportHint;
   assert.deepEqual(seen, { note: 'GPT-2: its verdicts come once its files are read', bar: 'GPT-2: its verdicts come once its files are read',
     cards: false, table: false, chart: false, follow: false, barItems: false,
     magnitude: '(a trained model’s position table: 1 is the table as trained)' });
@@ -346,6 +361,8 @@ test('a link to GPT-2 in a browser with no files kept: the note says why, and no
   await page.check('input[name="model"][value="head"]');
   await page.waitForFunction(() => document.querySelector('#verdicts .cards').getClientRects().length > 0);
   assert.equal(await page.textContent('#magnitude-what'), '(RoPE: its angle; ALiBi: its distance penalty)');
+  assert.deepEqual(await page.$$eval('#export button', (b) => b.map((x) => x.disabled)), [false, false, false, false]);
+  assert.match(await page.textContent('#export-hint'), /same seed, same draws/);
   assert.equal(await page.isHidden('#stale-note'), true);
   await done();
   await context.close();

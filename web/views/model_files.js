@@ -14,6 +14,27 @@ const MB = (bytes) => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0)} MB`;
 // 200 ms even when a busy machine stretches the read's tasks.
 const PROGRESS_MS = 16;
 
+// What a student can do about the core's line for a file (shown above it),
+// or '' where the line says it well enough: "data_offsets [0, 12865792]
+// leave the data's 5997232 bytes" means a download cut short.
+export function advice(message) {
+  const file = /^([^:]+): /.exec(message)?.[1] ?? 'A file';
+  if (/leave the data's \d+ bytes/.test(message)) {
+    return `${file} is shorter than its own header says: its download was probably cut short. Download it again.`;
+  }
+  if (/: header of \d+ bytes; expected/.test(message) || /: \d+ bytes; expected at least 8/.test(message)) {
+    return `${file} is not a safetensors file (a web page saved in its place?). Download it again from Hugging Face.`;
+  }
+  if (/not among the files given/.test(message)) {
+    return 'These are not all of a GPT-2 checkpoint\'s files: choose config.json, model.safetensors, vocab.json and ' +
+      'merges.txt together, or their folder.';
+  }
+  if (/^config\.json: /.test(message) && /no \w+; expected GPT-2's sizes|model_type|gelu_new/.test(message)) {
+    return 'This config.json is not GPT-2\'s: the lab opens GPT-2-family models (model_type "gpt2").';
+  }
+  return '';
+}
+
 // The files of a dropped folder (and its subfolders), with their path.
 async function droppedFiles(items) {
   const out = [];
@@ -72,7 +93,10 @@ export function createModelFiles(doc, lab, rerender) {
   const row = el('div', 'button-row');
   row.append(pick, pickFolder, input, folderInput, cancel);
   container.className = 'model-files';
-  container.replaceChildren(where, row, status, progress, error, kept);
+  // plain words before the core's line, for the mistakes that come most often
+  const errorAdvice = el('p', 'mf-advice');
+  errorAdvice.hidden = true;
+  container.replaceChildren(where, row, status, progress, errorAdvice, error, kept);
   pick.setAttribute('aria-describedby', 'model-files-error');
   error.id = 'model-files-error';
 
@@ -87,6 +111,9 @@ export function createModelFiles(doc, lab, rerender) {
   function showError(message) {
     setText(error, message);
     setHidden(error, !message);
+    const plain = message ? advice(message) : '';
+    setText(errorAdvice, plain);
+    setHidden(errorAdvice, !plain);
   }
 
   async function showKept() {
