@@ -39,7 +39,8 @@ export interface Config {
   heads?: number | string;
   layers?: number | string;
   weight_std?: number | string;
-  sweep?: Sweep | null | false;
+  /** or the CLI's text "LO:HI:COUNT" */
+  sweep?: Sweep | string | null | false;
   /** add the outputs, attention weights and every head's weights and scores */
   full?: boolean;
   /** the sweep as typed arrays (PackedSweep) instead of objects */

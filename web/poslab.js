@@ -169,8 +169,13 @@ function optionText(row, value) {
 
 function sweepText(sweep) {
   if (sweep === undefined || sweep === null || sweep === false) return '';
-  const { lo, hi, count } = sweep;
-  return `${lo}:${hi}:${count}`;
+  if (typeof sweep === 'string') return sweep; // the CLI's LO:HI:COUNT
+  const numeric = (x) => typeof x === 'number' || (typeof x === 'string' && x.trim() !== '');
+  if (typeof sweep !== 'object' || Array.isArray(sweep) || ![sweep.lo, sweep.hi, sweep.count].every(numeric)) {
+    // ('1:10:3', true or [1, 10, 3] said "undefined:undefined:undefined" is not a valid sweep)
+    throw new Error(`sweep: ${JSON.stringify(sweep)} is not a sweep; allowed: {lo, hi, count} or "LO:HI:COUNT"`);
+  }
+  return `${sweep.lo}:${sweep.hi}:${sweep.count}`;
 }
 
 function deepFreeze(value) {
@@ -312,7 +317,8 @@ class Lab {
     const json = this.core._poslab_json(this.lab, JSON_NO_SWEEP);
     if (!json) throw new Error('poslab: out of memory');
     const result = JSON.parse(this.core.UTF8ToString(json));
-    const count = config.sweep ? config.sweep.count : 0;
+    // (the core took the sweep: a text's third part is its count)
+    const count = !config.sweep ? 0 : Number(typeof config.sweep === 'string' ? config.sweep.split(':')[2] : config.sweep.count);
     if (count > 0) result.sweep = config.packed ? this.packedSweep(result.pairs, count) : this.sweep(result.pairs, count);
     if (config.full) {
       // a checkpoint's width and heads are its own (not in its config)

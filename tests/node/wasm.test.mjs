@@ -164,6 +164,11 @@ test('invalid config throws the CLI\'s words and the lab stays usable', () => {
   assert.throws(() => lab.run({ sentence_a: 'dog\0x bites man' }), /sentence_a: contains a NUL character/);
   assert.throws(() => lab.run({ dim: '6\0' }), /dim: contains a NUL character/);
   assert.throws(() => lab.run({ sweep: { lo: 0, hi: 1, count: 3 } }), /sweep: "0:1:3" is not a valid sweep/);
+  // the CLI's text is a sweep too; anything else says what it was given
+  assert.deepEqual(lab.run({ sweep: '1e-3:10:3' }).sweep, lab.run({ sweep: { lo: 1e-3, hi: 10, count: 3 } }).sweep);
+  for (const bad of [true, [1, 10, 3], { lo: 1, hi: 10 }]) {
+    assert.throws(() => lab.run({ sweep: bad }), { message: `sweep: ${JSON.stringify(bad)} is not a sweep; allowed: {lo, hi, count} or "LO:HI:COUNT"` });
+  }
   assert.equal(lab.run({ scheme: 'none' }).pairs[2].allclose, true);
 });
 
