@@ -126,8 +126,8 @@ const char *poslab_scheme_name(poslab_scheme scheme) {
 #define SCHEME_METAVAR "none|random|sinusoidal|rope|alibi|learned"
 #define MODELS "head, transformer, checkpoint"
 #define MODEL_METAVAR "head|transformer|checkpoint"
-#define SCHEME_HELP "the positional signal (model checkpoint: learned or none; default learned)"
-#define CAUSAL_HELP "mask later words (each word attends to itself and earlier ones; model checkpoint: as trained)"
+#define SCHEME_HELP "the positional signal; with --model checkpoint, learned (the default there) or none"
+#define CAUSAL_HELP "mask later words: each word attends to itself and earlier ones; with --model checkpoint, as it was trained unless given"
 #define MODEL_HELP "the module's one attention head, GPT-2-style transformer blocks, or a checkpoint's (--checkpoint)"
 #else
 #define GIVEN(f) NO_FLAG

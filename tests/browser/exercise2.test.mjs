@@ -61,8 +61,14 @@ test('Copy as NumPy on gpt: the script, run from the site\'s folder, prints the 
   assert.equal(`${answers[1][1]} ${probability(Number(answers[1][2]))} ✓`, answerB);
 
   // The downloads: the numbers of the same run, at full precision.
-  const json = JSON.parse((await downloaded(page, '#download-json')).body);
+  const jsonFile = await downloaded(page, '#download-json');
+  const json = JSON.parse(jsonFile.body);
   assert.equal(json.config.model, 'checkpoint');
+  assert.equal(json.config.checkpoint, 'models/gpt/', 'the JSON names the checkpoint (it said "")');
+  assert.match(jsonFile.name, /-learned-1-causal-gpt-numbers\.json$/);
+  // the chart's file is named for gpt too (it said "-checkpoint-chart.png")
+  const png = await Promise.all([page.waitForEvent('download'), page.click('#download-png')]);
+  assert.match(png[0].suggestedFilename(), /-learned-1-causal-gpt-chart\.png$/);
   assert.deepEqual(json.tokens_a.map((t) => t.id), [...printed.match(/^tokens A: +(.*)$/m)[1].matchAll(/(\d+) "/g)].map((m) => Number(m[1])));
   const close = (x, y) => Math.abs(x - y) <= 1e-12 + 1e-9 * Math.abs(y);
   pairs.forEach((m, k) => {

@@ -17,7 +17,7 @@ const { sig } = await import(`${ROOT}web/app/format.js`);
 const { createLab } = await import(`${ROOT}build/site/poslab.js`);
 const site = useSite({ context: {} });
 const URL_GPT2 = `/?debug#a=${encodeURIComponent(A)}&b=${encodeURIComponent(B)}&model=gpt2`;
-const MB = (bytes) => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0)} MB`;
+const MB = (bytes) => (bytes < 1e6 ? `${Math.max(1, Math.round(bytes / 1e3))} kB` : `${(bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0)} MB`);
 
 // What the wrapper in Node says the weights need (the page must say it first).
 async function bytesNeeded(folder) {

@@ -102,3 +102,12 @@ test('grouped(n) writes a whole number as toLocaleString(\'en\') does', () => {
     assert.equal(grouped(n), n.toLocaleString('en'), String(n));
   }
 });
+
+test('the chart picture\'s settings line names a checkpoint model, not d, heads and seed it does not have', async () => {
+  const { settingsLine } = await import(new URL('../../web/views/export.js', import.meta.url));
+  const base = { sentence_a: ['dog'], sentence_b: ['man'], rtol: 1e-5, atol: 1e-8, offset_a: 0, offset_b: 0 };
+  assert.equal(settingsLine({ ...base, scheme: 'learned', scale: 1, causal: true, model: 'checkpoint' }, 'gpt'),
+    '“dog” vs “man”: learned positions at magnitude 1, causal mask, model gpt, rtol 0.00001, atol 1e-8');
+  assert.equal(settingsLine({ ...base, scheme: 'random', scale: 0.5, causal: false, model: 'head', dim: 6, heads: 1, seed: 2 }),
+    '“dog” vs “man”: random positions at magnitude 0.5, no mask, d 6, 1 head, seed 2, rtol 0.00001, atol 1e-8');
+});

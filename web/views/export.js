@@ -118,12 +118,15 @@ function chartPicture(chart, { title, settings, legend, caption }) {
 
 // The settings in one line: "“dog bites man” vs “man bites dog”, random
 // stand-in at magnitude 0.5, no mask, d 6, 1 head, seed 2, rtol 1e-05, atol 1e-08".
-export function settingsLine(c) {
+// (a checkpoint's config has no d, heads or seed, which are its own: `name`
+// says which model; the line said "d undefined, undefined heads")
+export function settingsLine(c, name = 'checkpoint') {
   const signal = c.scheme === 'none' ? 'no positional information' : `${c.scheme} positions at magnitude ${c.scale}`;
   const model = c.model === 'transformer' ? `, ${c.layers} transformer blocks (weight scale ${c.weight_std})` : '';
   const starts = c.offset_a || c.offset_b ? `, A from position ${c.offset_a}, B from ${c.offset_b}` : '';
-  return `“${c.sentence_a.join(' ')}” vs “${c.sentence_b.join(' ')}”: ${signal}, ${c.causal ? 'causal mask' : 'no mask'}, ` +
-    `d ${c.dim}, ${c.heads} head${c.heads === 1 ? '' : 's'}${model}${starts}, seed ${c.seed}, rtol ${c.rtol}, atol ${c.atol}`;
+  const drawn = c.model === 'checkpoint' ? `, model ${name}` : `, d ${c.dim}, ${c.heads} head${c.heads === 1 ? '' : 's'}${model}`;
+  return `“${c.sentence_a.join(' ')}” vs “${c.sentence_b.join(' ')}”: ${signal}, ${c.causal ? 'causal mask' : 'no mask'}` +
+    `${drawn}${starts}${c.model === 'checkpoint' ? '' : `, seed ${c.seed}`}, rtol ${c.rtol}, atol ${c.atol}`;
 }
 
 // root: the export row; dialog: the NumPy fallback dialog; get: {result()
@@ -218,7 +221,10 @@ export function createExport(root, dialog, get) {
     const [result, { fileName }] = await Promise.all([numbers(), loadFiles()]);
     if (!result) return;
     // the thresholds the page states (chart, tour), beside the CLI's keys
-    const json = { ...result, thresholds: get.thresholds().map(({ pair, threshold }) => (pair < 0 ? { row: 'mean', threshold }
+    // (the page's checkpoint has no path on disk: the JSON names its folder or model, as the CLI's names --checkpoint)
+    const config = result.config.model === 'checkpoint' && !result.config.checkpoint
+      ? { ...result.config, checkpoint: checkpoint()?.folder ?? '' } : result.config;
+    const json = { ...result, config, thresholds: get.thresholds().map(({ pair, threshold }) => (pair < 0 ? { row: 'mean', threshold }
       : { row: 'pair', word: result.pairs[pair]?.word, index_a: pair, threshold })) };
     download(fileName(result.config, 'numbers', 'json', checkpoint()?.name), new Blob([`${JSON.stringify(json, null, 1)}\n`], { type: 'application/json' }));
     say('Downloaded the numbers as JSON');
@@ -240,7 +246,7 @@ export function createExport(root, dialog, get) {
     const css = getComputedStyle(document.documentElement);
     const image = await chartPicture(chart, { // the chart as it is at the click
       title: text('#plot-title'),
-      settings: settingsLine(config),
+      settings: settingsLine(config, checkpoint()?.name),
       legend: [
         { label: `followed word: ${text('.legend-word .legend-label')}`, color: css.getPropertyValue('--plot-word').trim(), dash: [] },
         { label: 'sentence mean', color: css.getPropertyValue('--plot-mean').trim(), dash: [10, 6] },
@@ -249,7 +255,7 @@ export function createExport(root, dialog, get) {
       caption: text('.chart-caption'),
     });
     const { fileName } = await loadFiles();
-    download(fileName(config, 'chart', 'png'), image);
+    download(fileName(config, 'chart', 'png', checkpoint()?.name), image);
     say('Downloaded the chart as PNG');
   });
   dialog.querySelector('#numpy-close').addEventListener('click', () => dialog.close());

@@ -7,8 +7,10 @@
 // else: the model stays unopened, the rest of the lab as it was.
 import { loaderFor, checkpointFiles, canKeep, keptFiles, keepFiles, forgetFiles } from '../app/checkpoints.js';
 import { el, setText, setHidden, setAttr } from './dom.js';
+import { grouped } from '../app/format.js';
 
-const MB = (bytes) => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0)} MB`;
+// (a checkpoint of a few kilobytes said "0.0 MB")
+const MB = (bytes) => (bytes < 1e6 ? `${Math.max(1, Math.round(bytes / 1e3))} kB` : `${(bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0)} MB`);
 // The bar moves at most once a frame (a piece is read in a few
 // milliseconds; drawing each would be wasted work), and so at least every
 // 200 ms even when a busy machine stretches the read's tasks.
@@ -165,7 +167,7 @@ export function createModelFiles(doc, lab, rerender) {
       if (reading !== started) return;
       reading = null;
       const { n_layer: blocks, n_embd: width, parameters } = ck.info;
-      setText(status, `GPT-2 is open: ${blocks} blocks, ${width} wide, ${(parameters / 1e6).toFixed(0)}M parameters ` +
+      setText(status, `GPT-2 is open: ${blocks} blocks, ${width} wide, ${parameters >= 1e6 ? `${(parameters / 1e6).toFixed(0)}M` : grouped(parameters)} parameters ` +
         `(${MB(ck.bytesNeeded)} of memory).`);
       setTimeout(rerender, 0); // the words above first: the first run is a task of its own
       if (keep && canKeep()) {
