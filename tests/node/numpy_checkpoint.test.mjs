@@ -94,5 +94,9 @@ test('bag with positions and mask off: every token True and both sentences answe
   compare(done.stdout, result, false);
   assert.equal((done.stdout.match(/\) = True /g) ?? []).length, result.pairs.length + 1, done.stdout);
   assert.equal(result.next_a[0].id, result.next_b[0].id);
+  // run where its folder is not: one line saying what to give, not a traceback
+  const lost = spawnSync('/usr/bin/python3', [file, `${OUT}/no-such-folder`], { encoding: 'utf8' });
+  assert.equal(lost.status, 1);
+  assert.equal(lost.stderr, `no config.json in ${OUT}/no-such-folder: give the checkpoint's folder, python3 this.py FOLDER\n`);
   loader.release();
 });

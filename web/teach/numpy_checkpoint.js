@@ -21,6 +21,8 @@ import json, os, re, sys
 import numpy as np
 
 folder = sys.argv[1] if len(sys.argv) > 1 else ${py(folder)}
+if not os.path.exists(os.path.join(folder, "config.json")):
+    sys.exit(f"no config.json in {os.path.abspath(folder)}: give the checkpoint's folder, python3 this.py FOLDER")
 
 def read_safetensors(path):  # 8 bytes of header length, a JSON header, then the raw tensors
     with open(path, "rb") as f:
