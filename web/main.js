@@ -79,7 +79,10 @@ function wire({ store, form, model, page, tourMemory, tourActions, view, urlSync
   $('reset').addEventListener('click', () => { urlSync.keep(); go(update.reset, form); });
   $('notice-close').addEventListener('click', () => go(update.dismissNotice));
   $('tour-start').addEventListener('click', () => tourActions.go(tourMemory.read() || 1));
-  for (const id of ['heatmap', 'permutation', 'baseline']) $(id).addEventListener('toggle', () => page.render(store.get()));
+  // (their panels' styles are in later.css, with the other on-demand parts')
+  for (const id of ['heatmap', 'permutation', 'baseline']) {
+    $(id).addEventListener('toggle', () => { if ($(id).open) laterStyles(); page.render(store.get()); });
+  }
   for (const early of ['focus', 'pointerenter']) $('heatmap').querySelector('summary').addEventListener(early, () => page.preloadHeatmaps(), { once: true });
   // The Embed dialog's code loads on the first click of its button.
   let embed = null;

@@ -391,6 +391,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     // What lasts until the student acts (GPT-2's files to choose, settings
     // the model refuses) is said beside the figures and in the result bar:
     // floating over the page, it covered the files' progress and their error.
+    if (problem) laterStyles(); // (the note's styles: later.css)
     for (const id of ['stale-note', 'rb-note']) {
       setHidden($(id), !problem);
       setText($(id), problem ? `${problem}${whose}` : '');

@@ -147,7 +147,8 @@ export function createLesson(doc, { form, model }) {
       const th = withRole(el('th'), 'rowheader');
       th.scope = 'row';
       const anchor = now ? null : link(row.label, { ...state, ...row.changes });
-      th.append(anchor ?? el('span', `${row.label} (shown)`));
+      const name = anchor ?? el('span', `${row.label} (shown)`);
+      th.append(name);
       const tds = cells(row.facts).map((text, k) => {
         const td = withRole(el('td', text), 'cell');
         td.dataset.label = COLUMNS[k + 1];
@@ -156,7 +157,7 @@ export function createLesson(doc, { form, model }) {
       tr.append(th, ...tds);
       tr.dataset.key = row.key;
       t.tBodies[0].append(tr);
-      return { link: anchor, tds };
+      return { link: anchor, name, tds };
     });
     return { t, refs };
   }
@@ -193,8 +194,10 @@ export function createLesson(doc, { form, model }) {
   function update(state, rows, items) {
     if (built.intro) setHref(built.intro, asking(state));
     rows.forEach((row, i) => {
-      const { link: a, tds } = built.rows[i];
+      const { link: a, name, tds } = built.rows[i];
       if (a) setHref(a, { ...state, ...row.changes });
+      // (the first row names the magnitude, which a slider step changes)
+      setText(name, a ? row.label : `${row.label} (shown)`);
       cells(row.facts).forEach((text, k) => setText(tds[k], text));
     });
     items.forEach((item, i) => {
