@@ -172,8 +172,11 @@ static const poslab_option *option_named(const char *name) {
     return NULL;
 }
 
-static int flag_named(const char *name);
-static const poslab_option *option_named(const char *name);
+static int flag_named(const char *name) {
+    for (int k = 0; k < CLI_FLAGS; k++)
+        if (!strcmp(name, cli_flags[k].name)) return k;
+    return -1;
+}
 
 /* Whether arg is one of the CLI's options, --name or --name=VALUE. */
 static int names_option(const char *arg) {
@@ -184,12 +187,6 @@ static int names_option(const char *arg) {
     memcpy(name, arg + 2, len);
     name[len] = 0;
     return flag_named(name) >= 0 || option_named(name) != NULL;
-}
-
-static int flag_named(const char *name) {
-    for (int k = 0; k < CLI_FLAGS; k++)
-        if (!strcmp(name, cli_flags[k].name)) return k;
-    return -1;
 }
 
 /* A switch's value as the core's SWITCH rows read it: 1, 0, or -1 if the

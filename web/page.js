@@ -314,7 +314,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     // link to GPT-2 with no files): empty cards, table and chart showed
     // grey circles and blank names; the note above them says why.
     for (const id of ['verdicts', 'plot', 'blocks']) $(id).classList.toggle('empty', !shown && Boolean(problem));
-    $('plot-word').parentElement.hidden = !shown && Boolean(problem);
+    setHidden($('plot-word').parentElement, !shown && Boolean(problem));
     // The script and downloads are of the figures shown: none while they are
     // another model's or missing (a GPT-2 link with no files said "Could
     // not write the script: model: "checkpoint" runs on an opened checkpoint").

@@ -10,7 +10,7 @@ import { sig, grouped } from '../app/format.js';
 import { setText, setHidden, setChecked, setAttr, el } from './dom.js';
 import { track } from '../browser/loading.js';
 import { QUESTIONS, asking, rightAnswer, questionLike } from '../teach/lesson.js';
-import { VERBS } from '../teach/world.js';
+import { NOUNS, VERBS } from '../teach/world.js';
 
 // Each model's line under its choice, shown when it is chosen (the page's
 // markup has only the names: these come with this file).
@@ -155,7 +155,7 @@ export function createCheckpointView(doc, { model, form, store, render, set, sho
     if (!trained || asked) return [head, ...rows];
     const hint = el('p', 'hint ck-ask', `${state.model} was trained to answer a question after a statement: ` +
       `${quoted(QUESTIONS.a)} asks for ${rightAnswer(QUESTIONS.a)}. ` +
-      (foreign ? `Its statements use 16 nouns (dog, man, cat, woman, …) and 8 verbs (${VERBS.map(([v]) => v).join(', ')}), ` +
+      (foreign ? `Its statements use ${NOUNS.length} nouns (${NOUNS.slice(0, 4).join(', ')}, …) and ${VERBS.length} verbs (${VERBS.map(([v]) => v).join(', ')}), ` +
         `and a question repeats the verb (${quoted('who bites ?')}) or asks ${quoted('who is bitten ?')}. What it says after another question is not an answer. `
         : 'What it says after a sentence with no such question is not an answer. '));
     askLink = el('a', '', `Ask it ${quoted(QUESTIONS.a)} and ${quoted(QUESTIONS.b)}`);

@@ -162,7 +162,7 @@ function shadePlugin(shade, layer) {
       const curves = shade.thresholds?.length ? curvePixels(chart) : { x: [], ys: [] };
       const height = shade.fontSize + 6, row = shade.fontSize + 10;
       this.labelBoxes = [];
-      (shade.thresholds ?? []).forEach(({ value, color, label: long, short }, k) => {
+      (shade.thresholds ?? []).forEach(({ value, color, who }, k) => {
         if (!(value >= SWEEP.lo && value <= SWEEP.hi)) return; // off the plotted range: the caption says it
         const px = x.getPixelForValue(value);
         verticalLine(ctx, area, px, { color, width: 2, dash: [6, 4] });
@@ -171,6 +171,7 @@ function shadePlugin(shade, layer) {
         // narrow plot (a phone) or for a long word without the name, since
         // the line's colour says whose it is. At 375 px the whole labels lay
         // across both curves and the marker.
+        const short = `≈ ${sig(value, 2)}`, long = `${who} ${short}`;
         const label = ctx.measureText(long).width + 8 > 0.3 * area.width ? short : long;
         const width = ctx.measureText(label).width + 8;
         const at = (top, right) => {
@@ -568,8 +569,8 @@ export function createPlot(figure, { maxScale }) {
     setAttr(figure, 'aria-busy', String(Boolean(pending)));
     const known = (t) => state.positions && t !== null && t !== undefined;
     const thresholds = [
-      ...(paired && known(threshold) ? [{ name: 'word', value: threshold, color: shade.wordColor, label: `${word} ≈ ${sig(threshold, 2)}`, short: `≈ ${sig(threshold, 2)}` }] : []),
-      ...(known(meanThreshold) ? [{ name: 'mean', value: meanThreshold, color: shade.meanColor, label: `mean ≈ ${sig(meanThreshold, 2)}`, short: `≈ ${sig(meanThreshold, 2)}` }] : []),
+      ...(paired && known(threshold) ? [{ name: 'word', value: threshold, color: shade.wordColor, who: word }] : []),
+      ...(known(meanThreshold) ? [{ name: 'mean', value: meanThreshold, color: shade.meanColor, who: 'mean' }] : []),
     ];
     // The marker and today's values move with every slider step.
     now.x = state.positions ? onAxis(state.scale) : null;
