@@ -226,7 +226,8 @@ async function start() {
   const fromLink = (hash) => update.fromHash(hash, { form, steps: tour.loaded(), ignored: view.ignored });
   if (linksTour(window.location.hash)) await tour.load();
   let page = null; // the one render, once it exists: the store's listener
-  const store = update.createStore(fromLink(window.location.hash), (value) => page.render(value));
+  const store = update.createStore(fromLink(window.location.hash), (value) => page.render(value),
+    (value) => update.settleWord(value, model.lastToken(value.lab)));
   // A link that opens a tour step is where a skipped tour resumes.
   const rememberLinkedStep = () => { if (store.get().tour.step) tourMemory.store(store.get().tour.step); };
   const urlSync = createUrlSync({

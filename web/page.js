@@ -1,7 +1,8 @@
 // page.js - draws the whole page from the store's value: the one render().
 // It asks the model for what the value needs (verdicts, the chart's sweep
 // and thresholds), hands each view what it shows, and schedules the chart's
-// slow work after the verdicts are painted. Nothing here changes the store.
+// slow work after the verdicts are painted. Nothing here changes the store
+// (a checkpoint once read has it settle again: its tokens place the word).
 import { hashOf, currentGuess, set } from './app/store.js';
 import { isCheckpointModel } from './app/state.js';
 import { GPT2_ONLY_STEPS } from './teach/tour_length.js';
@@ -35,7 +36,7 @@ const MODEL_NAMES = { head: 'the one attention head', transformer: 'the transfor
 
 // doc: the document; form: app/state.js's; model: app/model.js's; view: the
 // embed view (?embed, ?hide); tourMemory, urlSync: browser/'s; tourActions:
-// the tour panel's {guess, go, end}; store: {get}.
+// the tour panel's {guess, go, end}; store: app/store.js's.
 // workers: {runs()} makes the transformer's worker (browser/sweeper.js's),
 // started the first time a transformer needs it.
 // A checkpoint model (the models trained here, GPT-2) goes through the same
@@ -79,7 +80,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     createCheckpointViews(doc, { model, form, store, render, set, showWords: controls.showWords, sight: sections })));
   // GPT-2 from the student's files: its file picker, loaded when GPT-2 is chosen.
   const modelFiles = onDemand('GPT-2\'s file picker', () => import('./views/model_files.js').then((m) =>
-    m.createModelFiles(doc, model.lab, () => render(store.get()))));
+    m.createModelFiles(doc, model.lab, () => store.settle())));
   const blocks = onDemand('The block-by-block view', () => import('./views/blocks.js').then(({ createBlocks }) => createBlocks($('blocks'))));
   // The transformer's worker, for its verdicts and its chart, on one copy of
   // the drawn weights (with spares, so a run for a state the page has left

@@ -403,5 +403,21 @@ test('typing a word gpt reads in pieces keeps the chart on the last token, not o
   await settled(page);
   assert.equal(await page.inputValue('#plot-word'), '1');
   await done();
+  // A link that names no word, and the one head's last word taken to gpt,
+  // follow the last token too, once gpt's tokenizer has counted them.
+  const last = String(cli.pairs.length - 1);
+  const linked = await openPage(context, site.origin, '/#model=gpt&a=zebra+bites+man&b=man+bites+dog');
+  await settled(linked.page);
+  assert.equal(await linked.page.inputValue('#plot-word'), last);
+  assert.match(linked.page.url(), new RegExp(`&word=${last}&`));
+  await linked.done();
+  const chosen = await openPage(context, site.origin, '/#a=zebra+bites+man&b=man+bites+dog');
+  await settled(chosen.page);
+  assert.equal(await chosen.page.inputValue('#plot-word'), '2');
+  await chosen.page.check('input[name="model"][value="gpt"]');
+  await settled(chosen.page);
+  await chosen.page.waitForFunction((want) => document.getElementById('plot-word').value === want, last);
+  assert.equal(await chosen.page.textContent('#card-word .card-word'), `“${cli.pairs.at(-1).word}”`);
+  await chosen.done();
   await context.close();
 });

@@ -18,7 +18,7 @@ test('a first visit: the core\'s defaults, no notice, no tour', () => {
     lab: { a: 'dog bites man', b: 'man bites dog', offsetA: 0, offsetB: 0, positions: false, scheme: 'random', scale: 0.5,
       causal: false, word: 2, dim: 6, heads: 1, seed: 2, rtol: 1e-5, atol: 1e-8,
       model: 'head', layers: 2, weightStd: 0.02, checkpoint: '', space: true },
-    refused: {}, tour: { step: 0, guesses: {} }, notice: [], scaleSet: false,
+    refused: {}, tour: { step: 0, guesses: {} }, notice: [], scaleSet: false, followsLast: true,
   });
   assert.equal(store.hashOf(page, form), 'a=dog+bites+man&b=man+bites+dog&oa=0&ob=0&pos=0&scheme=random&scale=0.5&causal=0&word=2&dim=6&heads=1&seed=2&rtol=0.00001&atol=1e-8&model=head&layers=2&ws=0.02');
 });
@@ -78,6 +78,37 @@ test('typing sentence A key by key keeps following its last word; another follow
   page = store.set(page, { word: 3 });
   page = store.typed(page, 'b', 'now postman bites', { value: 'now postman bites' });
   assert.equal(page.lab.word, 3);
+});
+
+test('a checkpoint follows sentence A\'s last token once its tokenizer has counted them', () => {
+  // "dog bites zebra" is 8 tokens to gpt (zebra: 6 bytes); its last word's index, 2, is the token "␣"
+  const count = (a) => ({ 'dog bites zebra': 8, 'dog bites zebra now': 9, 'dog bites man': 3 })[a];
+  const settle = (page) => store.settleWord(page, count(page.lab.a) - 1);
+  let page = store.fromHash('#model=gpt&a=dog+bites+zebra&b=man+bites+dog', { form, steps: STEPS });
+  assert.equal(page.lab.word, 2); // (before the tokenizer is in: the words' count)
+  assert.equal(store.settleWord(page, null), page);
+  page = settle(page);
+  assert.equal(page.lab.word, 7);
+  page = settle(store.typed(page, 'a', 'dog bites zebra now', { value: 'dog bites zebra now' }));
+  assert.equal(page.lab.word, 8);
+  // a picked token stays, and a link's word is kept (the last, if it is the last)
+  page = settle(store.set(page, { word: 3 }));
+  page = settle(store.typed(page, 'a', 'dog bites zebra', { value: 'dog bites zebra' }));
+  assert.equal(page.lab.word, 3);
+  for (const [word, last] of [[2, false], [7, true]]) {
+    let linked = settle(store.fromHash(`#model=gpt&a=dog+bites+zebra&b=man+bites+dog&word=${word}`, { form, steps: STEPS }));
+    assert.deepEqual([linked.lab.word, linked.followsLast], [word, last]);
+    linked = settle(store.typed(linked, 'a', 'dog bites zebra now', { value: 'dog bites zebra now' }));
+    assert.equal(linked.lab.word, last ? 8 : word);
+  }
+  // new sentences and a model chosen with the last word followed: the last token
+  page = settle(store.setSentences(store.set(page, { word: 0 }), 'dog bites zebra', 'man bites dog'));
+  assert.equal(page.lab.word, 7);
+  let head = store.fromHash('#a=dog+bites+zebra&b=man+bites+dog', { form, steps: STEPS });
+  head = settle(store.chooseModel(head, 'gpt', form));
+  assert.deepEqual([head.lab.model, head.lab.word], ['gpt', 7]);
+  // and back on the one head, the last word
+  assert.equal(store.chooseModel(head, 'head', form).lab.word, 2);
 });
 
 test('a new scheme starts at the core\'s default magnitude for it (while the student has chosen none)', () => {

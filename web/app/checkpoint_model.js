@@ -44,6 +44,7 @@ export class CheckpointModels {
     this.opened = new WeakMap(); // open checkpoint -> its number, so keys tell two openings apart
     this.count = 0;
     this.tokenized = new Map(); // spaceContrast's: opening#word -> its tokens
+    this.counted = null; // tokenCount's last answer
     this.latest = null; // the state the page is at (set by the page's view of a checkpoint)
     this.verdictRun = null; // the verdicts' run in steps wanted now (runs)
     this.verdictGate = null; // resolves when that run ends; the chart's slices wait for it
@@ -100,15 +101,22 @@ export class CheckpointModels {
 
   // How many tokens the open checkpoint makes of a sentence (its words
   // joined by single spaces, as a run joins them), or null.
+  // (asked after every change of the page's value: the last answer is kept)
   tokenCount(state, text) {
     const ck = this.ready(state);
     const words = wordsOf(text);
     if (!ck || words.length === 0) return null;
+    const joined = words.join(' ');
+    const last = this.counted;
+    if (last?.ck === ck && last.text === joined && last.space === state.space) return last.count;
+    let count;
     try {
-      return ck.tokenize(words.join(' '), { prefixSpace: state.space }).length;
+      count = ck.tokenize(joined, { prefixSpace: state.space }).length;
     } catch {
-      return null; // (text the run refuses: its own message says why)
+      count = null; // (text the run refuses: its own message says why)
     }
+    this.counted = { ck, text: joined, space: state.space, count };
+    return count;
   }
 
   // The first word of sentence A as the open checkpoint's tokens, with and

@@ -668,13 +668,13 @@ export class Model {
       const next = { ...state, [name]: value };
       this.runs.set(this.runKey(next), cache);
     }
-    // A checkpoint follows a token of A, not a word: whether the last one
-    // was followed, and the last of the new text ("zebra bites man" is 8
-    // tokens to gpt; its 3 words put the chart on the byte "e")
-    if (name === 'a' && isCheckpoint(state)) {
-      const before = this.ck?.tokenCount(state, state.a), after = this.ck?.tokenCount(state, raw);
-      if (before && after) return { value, followsLast: state.word === before - 1, last: after - 1 };
-    }
     return { value };
+  }
+
+  // The index of sentence A's last token under the state's checkpoint, or
+  // null while its tokenizer is not in (the store's settleWord).
+  lastToken(state) {
+    const count = isCheckpoint(state) ? this.ck?.tokenCount(state, state.a) : null;
+    return count ? count - 1 : null;
   }
 }

@@ -11,6 +11,9 @@
 //   notice   [{label, value, reason}]: parts of a link that were not used
 //   scaleSet the student chose the magnitude (slider, typed, or a link with
 //            one other than its scheme's default): a new scheme keeps it
+//   followsLast  the chart follows A's last word (a checkpoint's last token)
+//            as A changes; null until the page knows (a picked word, or a
+//            link's word, under a checkpoint whose tokens are still unread)
 //
 // Every update returns a new value and never changes its argument, so a view
 // can compare what it was given last time with what it is given now.
@@ -22,13 +25,23 @@ const without = (refused, ...names) => {
   return next;
 };
 
-// The word followed on the chart stays a word of sentence A.
-function keepWordInRange(lab) {
-  // (a checkpoint's tokens can outnumber the words: its views keep it in range)
-  if (isCheckpointModel(lab.model)) return lab;
-  const last = wordsOf(lab.a).length - 1;
-  return lab.word > last ? { ...lab, word: last } : lab;
+// The word followed on the chart: A's last while the page follows the last,
+// else where it is, kept within A. `last` is the index of A's last word, or
+// a checkpoint's last token (settleWord), which only its tokenizer knows:
+// "dog bites zebra" is 8 tokens to gpt, and its 3 words put the chart on
+// the token "␣" (the store's own updates leave a checkpoint's word to it).
+function placeWord(page, last = isCheckpointModel(page.lab.model) ? null : wordsOf(page.lab.a).length - 1) {
+  if (last === null) return page;
+  const { lab } = page;
+  if (page.followsLast === null) return { ...page, followsLast: lab.word === last };
+  const word = page.followsLast ? last : Math.min(lab.word, last);
+  return word === lab.word ? page : { ...page, lab: { ...lab, word } };
 }
+
+// The page once a checkpoint's tokens are known (lastToken: the index of
+// A's last token, or null while they are not): main.js settles every new
+// value so.
+export const settleWord = (page, lastToken) => placeWord(page, lastToken);
 
 // The page for a hash (a first visit, a pasted link): bad fields are at
 // their defaults and listed in the notice, with `ignored` (the query
@@ -39,7 +52,9 @@ export function fromHash(hash, { form, steps, ignored = [] }) {
   const { view, ignored: badView, setsState } = form.parseView(hash);
   let page = { lab: state, refused: {}, tour: { step: view.tour, guesses: {} }, notice: [...bad, ...badView, ...ignored] };
   if (view.tour && !setsState) page = { ...page, lab: stepState(page.lab, view.tour, { form, steps }) };
-  return { ...page, scaleSet: page.lab.scale !== form.defaultScale(page.lab.scheme) };
+  // (a link without a word follows the last, as a first visit does)
+  const followsLast = new URLSearchParams(String(hash ?? '').replace(/^#/, '')).has('word') || view.tour ? null : true;
+  return placeWord({ ...page, scaleSet: page.lab.scale !== form.defaultScale(page.lab.scheme), followsLast });
 }
 
 // The lab's state as tour step n (1-based) sets it up.
@@ -58,16 +73,15 @@ export function typed(page, name, raw, outcome) {
   if (outcome.message !== undefined) {
     return { ...page, refused: { ...page.refused, [name]: { raw, message: outcome.message } } };
   }
-  // (a checkpoint's outcome counts its tokens: Model.accepted)
-  const followsLast = outcome.followsLast ?? (name === 'a' && page.lab.word === wordsOf(page.lab.a).length - 1);
-  const word = followsLast ? (outcome.last ?? wordsOf(outcome.value).length - 1) : page.lab.word;
-  const lab = keepWordInRange({ ...page.lab, [name]: outcome.value, word });
-  return { ...page, lab, refused: without(page.refused, name), scaleSet: page.scaleSet || name === 'scale' };
+  const lab = { ...page.lab, [name]: outcome.value };
+  return placeWord({ ...page, lab, refused: without(page.refused, name), scaleSet: page.scaleSet || name === 'scale' });
 }
 
 // Settings from a switch, a menu or a button; typed text they replace is dropped.
+// A word picked follows the last if it is the last.
 export function set(page, changes) {
-  return { ...page, lab: keepWordInRange({ ...page.lab, ...changes }), refused: without(page.refused, ...Object.keys(changes)) };
+  const followsLast = 'word' in changes ? null : page.followsLast;
+  return placeWord({ ...page, lab: { ...page.lab, ...changes }, refused: without(page.refused, ...Object.keys(changes)), followsLast });
 }
 
 // A new scheme starts at its own default magnitude (the core's), unless the
@@ -96,7 +110,7 @@ export function setScale(page, scale) {
 
 // A new pair of sentences follows the last word of A.
 export function setSentences(page, a, b) {
-  return set(page, { a, b, word: wordsOf(a).length - 1 });
+  return placeWord({ ...set(page, { a, b }), followsLast: true });
 }
 
 // An example pair (teach/presets.js) with the settings it needs; a scheme
@@ -129,7 +143,7 @@ export function shuffleB(page, random = Math.random) {
 }
 
 export function reset(page, form) {
-  return { ...page, lab: form.defaultState(), refused: {}, notice: [], scaleSet: false };
+  return { ...page, lab: form.defaultState(), refused: {}, notice: [], scaleSet: false, followsLast: true };
 }
 
 export function dismissNotice(page) {
@@ -139,7 +153,8 @@ export function dismissNotice(page) {
 // Tour step n (clamped to the tour), with that step's settings.
 export function goTour(page, n, { form, steps }) {
   const step = Math.min(Math.max(1, n), steps.length);
-  return { ...page, lab: stepState(page.lab, step, { form, steps }), refused: {}, tour: { ...page.tour, step }, scaleSet: false };
+  return placeWord({ ...page, lab: stepState(page.lab, step, { form, steps }), refused: {}, tour: { ...page.tour, step }, scaleSet: false,
+    followsLast: null });
 }
 
 // Leaves the tour; a later "Resume" opens `resumeAt` (0: start over, and the
@@ -161,13 +176,21 @@ export const hashOf = (page, form) => form.toHash(page.lab, { tour: page.tour.st
 export const currentGuess = (page) => page.tour.guesses[page.tour.step];
 
 // A store: the current value, and one listener (render) told of every change.
-export function createStore(initial, listener) {
-  let value = initial;
+// `settle(value)` completes every new value with what only the page knows
+// (a checkpoint's last token: settleWord).
+export function createStore(initial, listener, settle = (value) => value) {
+  let value = settle(initial);
   return {
     get: () => value,
     // update(page, ...args) -> next page
     dispatch(update, ...args) {
-      value = update(value, ...args);
+      value = settle(update(value, ...args));
+      listener(value);
+    },
+    // The value settled again and rendered, now that what settle reads has
+    // changed (a checkpoint's tokenizer is in).
+    settle() {
+      value = settle(value);
       listener(value);
     },
   };

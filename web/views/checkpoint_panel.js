@@ -201,7 +201,7 @@ export function createCheckpointView(doc, { model, form, store, render, set, sho
         track(model.checkpoints().then((ck) => {
           ck.latest = latest; // (so that its chart gives way when the page moves on)
           return files || ck.read(state);
-        })).then((read) => read && rerender());
+        })).then((read) => read && store.settle()); // (its tokens may move the followed word: store.js)
       }
       if (files) return 'GPT-2: its verdicts come once its files are read';
       return null;

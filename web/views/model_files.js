@@ -59,7 +59,7 @@ async function droppedFiles(items) {
 }
 
 // Fills #model-files. `lab`: the page's lab; `rerender()`: draws the page
-// again (once a model is open).
+// again (once a model is open, settling the store first: store.js).
 export function createModelFiles(doc, lab, rerender) {
   const container = doc.getElementById('model-files');
   const loader = loaderFor(lab);
