@@ -349,17 +349,8 @@ int main(int argc, char **argv) {
         if (!cfg.checkpoint[0])
             return invalid("--tokenize needs --checkpoint; allowed: --checkpoint PATH, a folder with vocab.json and "
                            "merges.txt");
-        /* the words of --a joined by single spaces, as a run tokenizes them */
-        char joined[sizeof cfg.a.text + 1];
-        size_t at = 0;
-        for (int t = 0; t < cfg.a.count; t++) {
-            const char *word = cfg.a.text + cfg.a.offset[t];
-            size_t n = strlen(word);
-            if (t) joined[at++] = ' ';
-            memcpy(joined + at, word, n);
-            at += n;
-        }
-        joined[at] = 0;
+        char joined[sizeof cfg.a.text]; /* the text a run tokenizes */
+        poslab_sentence_join(&cfg.a, joined);
         return tokenize(cfg.checkpoint, joined, cfg.prefix_space, json);
     }
     /* an option the model does not read is a mistake, not a no-op */

@@ -427,6 +427,19 @@ static poslab_status parse_sentence(poslab_sentence *out, const poslab_option *o
     return POSLAB_OK;
 }
 
+size_t poslab_sentence_join(const poslab_sentence *s, char *out) {
+    size_t len = 0;
+    for (int t = 0; t < s->count; t++) {
+        const char *word = s->text + s->offset[t];
+        size_t n = strlen(word);
+        if (t) out[len++] = ' ';
+        memcpy(out + len, word, n);
+        len += n;
+    }
+    out[len] = 0;
+    return len;
+}
+
 /* A hand-filled sentence: a word count in range, and words that lie in the
  * text, hold 1 to POSLAB_MAX_TOKEN_BYTES bytes and are valid UTF-8. */
 static poslab_status check_sentence(const poslab_sentence *s, const poslab_option *o, char *message,

@@ -143,17 +143,10 @@ static poslab_status tokens(poslab_lab *lab, const poslab_config *c, int *vocab,
     const char *names[2] = {"a", "b"}, *offset_names[2] = {"offset-a", "offset-b"};
     const int offsets[2] = {c->offset_a, c->offset_b};
     side *sides[2] = {&lab->a, &lab->b};
-    char text[sizeof s[0]->text + 1];
+    char text[sizeof s[0]->text];
     *vocab = 0;
     for (int k = 0; k < 2; k++) {
-        size_t len = 0;
-        for (int t = 0; t < s[k]->count; t++) {
-            const char *word = s[k]->text + s[k]->offset[t];
-            size_t n = strlen(word);
-            if (t) text[len++] = ' ';
-            memcpy(text + len, word, n);
-            len += n;
-        }
+        size_t len = poslab_sentence_join(s[k], text);
         /* room for every token a sentence can make (its bytes, at worst),
            so that a long one is told its count against the limit that
            stops it, the positions or the lab's 64 */

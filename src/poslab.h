@@ -507,6 +507,11 @@ const char *poslab_checkpoint_json(poslab_checkpoint *ck);
  * lab is destroyed or given another; NULL detaches). ck must be finished. */
 poslab_status poslab_use_checkpoint(poslab_lab *lab, const poslab_checkpoint *ck, char *message, size_t size);
 
+/* A sentence's words joined by single spaces, the text a run tokenizes:
+ * out has room for sizeof s->text bytes (every word at its longest, each
+ * with a space or the NUL after it). Returns its length. */
+size_t poslab_sentence_join(const poslab_sentence *s, char *out);
+
 /* GPT-2's tokens of text (len bytes), with one space before it when
  * prefix_space: ids[0..*count-1] (at most max). */
 poslab_status poslab_checkpoint_tokenize(const poslab_checkpoint *ck, const char *text, size_t len,

@@ -1211,6 +1211,22 @@ static void test_fixture_case(poslab_lab *lab, const jvalue *c, FILE *results, i
     fprintf(results, "%s\n{\"name\": \"%s\", \"result\": %s}", first ? "" : ",", name, text);
 }
 
+/* The text a run tokenizes: the words joined by single spaces, whatever
+ * spaces came between them; the longest sentence fills the room given. */
+static void test_sentence_join(void) {
+    poslab_config cfg;
+    char msg[POSLAB_MESSAGE_BYTES], out[sizeof cfg.a.text];
+    poslab_config_default(&cfg);
+    CHECK(poslab_config_set(&cfg, "a", "  dog \t bites\n\nman  ", msg, sizeof msg) == POSLAB_OK, "%s", msg);
+    CHECK(poslab_sentence_join(&cfg.a, out) == 13 && !strcmp(out, "dog bites man"), "joined: \"%s\"", out);
+    /* a hand-filled sentence may name one word many times: 64 words of 64 bytes */
+    poslab_sentence s = {.count = POSLAB_MAX_TOKENS};
+    memset(s.text, 'x', POSLAB_MAX_TOKEN_BYTES);
+    size_t len = poslab_sentence_join(&s, out);
+    CHECK(len == sizeof out - 1 && strlen(out) == len && out[POSLAB_MAX_TOKEN_BYTES] == ' ' && out[len - 1] == 'x',
+          "64 words of %d bytes join to %zu bytes", POSLAB_MAX_TOKEN_BYTES, len);
+}
+
 int main(int argc, char **argv) {
     if (argc != 4) { fprintf(stderr, "usage: test_core FIXTURES.json RESULTS.json CHECKPOINT_FOLDER\n"); return 2; }
     char *text = read_file(argv[1]);
@@ -1225,6 +1241,7 @@ int main(int argc, char **argv) {
     test_threshold(lab);
     test_extremes(lab);
     test_option_table();
+    test_sentence_join();
     test_alibi_reversal(lab);
     test_shift(lab);
     test_transformer(lab);
