@@ -123,6 +123,33 @@ test('a tour step that points at the chart brings it into view once answered', a
   await page.close();
 });
 
+test('an answered step out of sight leaves a strip with the tour\'s place: back to the step, or on to the next', async () => {
+  for (const [width, height] of [[1280, 900], [375, 800]]) {
+    const page = await site.browser.newPage({ viewport: { width, height } });
+    await page.goto(`${site.origin}/#tour=12`);
+    await page.waitForSelector('.tour-choice');
+    await settled(page);
+    assert.equal(await page.isVisible('.tour-strip'), false, 'no strip before the answer');
+    await page.locator('.tour-choice').first().click();
+    await page.waitForFunction(() => document.getElementById('tour').getBoundingClientRect().bottom < 0);
+    await page.waitForSelector('.tour-strip', { state: 'visible' });
+    const strip = await page.$eval('.tour-strip', (n) => ({ ...n.getBoundingClientRect().toJSON(), text: n.textContent }));
+    assert.equal(strip.top, 0);
+    assert.ok(strip.height < 60, `one line at ${width} px: ${strip.height} px`);
+    assert.match(strip.text, /^Step 12 of 1[78]Back to the stepNext$/);
+    await page.click('.tour-strip-back');
+    await page.waitForFunction(() => Math.abs(document.getElementById('tour').getBoundingClientRect().top) < 2);
+    await page.waitForSelector('.tour-strip', { state: 'hidden' });
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    await page.waitForSelector('.tour-strip', { state: 'visible' });
+    await page.click('.tour-strip-next');
+    await page.waitForFunction(() => /step 13 of/.test(document.querySelector('.tour-count').textContent));
+    await page.waitForFunction(() => Math.abs(document.getElementById('tour').getBoundingClientRect().top) < 2);
+    await page.waitForSelector('.tour-strip', { state: 'hidden' });
+    await page.close();
+  }
+});
+
 test('on a phone: the heatmap says it scrolls, the block chart\'s labels are 11 px or more; Guided tour is the third Tab stop', async () => {
   const page = await site.browser.newPage({ viewport: { width: 375, height: 800 } });
   await page.goto(`${site.origin}/#a=the+cat+chased+the+mouse&b=the+mouse+chased+the+cat&pos=1`);

@@ -24,9 +24,22 @@ function panelMarkup() {
   ];
 }
 
+// While an answered step's panel is out of sight (its answer brought the
+// chart into view, at 1280 px some 2,000 px below it), a strip at the
+// window's top edge keeps the tour's place: back to the step, or on to the
+// next, without scrolling back up for it.
+function stripMarkup() {
+  return h('div', { class: 'tour-strip', role: 'navigation', 'aria-label': 'Guided tour', hidden: '' },
+    h('span', { class: 'tour-strip-count' }),
+    h('button', { type: 'button', class: 'quiet tour-strip-back' }, 'Back to the step'),
+    h('button', { type: 'button', class: 'tour-next tour-strip-next' }, 'Next'));
+}
+
 // root: the tour <section>; on: {guess(value), go(step), end()}.
 export function createTour(root, on) {
   root.replaceChildren(...panelMarkup());
+  const strip = stripMarkup();
+  root.after(strip);
   const $ = (sel) => root.querySelector(sel);
   const counter = $('.tour-count');
   const title = $('.tour-title');
@@ -48,6 +61,15 @@ export function createTour(root, on) {
 
   back.addEventListener('click', () => on.go(current - 1));
   next.addEventListener('click', () => (current < count ? on.go(current + 1) : on.end(0)));
+  let answeredHere = false; // the step shown has been answered
+  let outOfSight = false; // the panel is above or below the window
+  const placeStrip = () => setHidden(strip, root.hidden || !answeredHere || !outOfSight);
+  if (typeof IntersectionObserver === 'function') {
+    new IntersectionObserver(([e]) => { outOfSight = !e.isIntersecting; placeStrip(); }).observe(root);
+  }
+  const toPanel = () => requestAnimationFrame(() => root.scrollIntoView({ block: 'start' }));
+  strip.querySelector('.tour-strip-back').addEventListener('click', () => { toPanel(); title.focus({ preventScroll: true }); });
+  strip.querySelector('.tour-strip-next').addEventListener('click', () => { next.click(); if (!root.hidden) toPanel(); });
   $('.tour-skip').addEventListener('click', () => on.end(current));
   $('.tour-reset').addEventListener('click', () => on.go(current));
 
@@ -106,6 +128,10 @@ export function createTour(root, on) {
     }
     back.disabled = step === 1;
     setText(next, step === count ? 'Finish' : 'Next');
+    setText(strip.querySelector('.tour-strip-count'), `Step ${step} of ${count}`); // (one line at 375 px)
+    setText(strip.querySelector('.tour-strip-next'), step === count ? 'Finish' : 'Next');
+    answeredHere = answered;
+    placeStrip();
     if (entered) title.focus({ preventScroll: true });
     // Once answered, what the step talks about comes into view (the chart
     // when it points at the dashed line; else the verdicts), after the
@@ -120,6 +146,7 @@ export function createTour(root, on) {
 
   function hide() {
     setHidden(root, true);
+    setHidden(strip, true);
     shown = 0;
     revealed = 0;
   }
