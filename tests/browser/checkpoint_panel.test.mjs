@@ -161,7 +161,7 @@ async function matchesCli(page, name, switches) {
 // The marks after a trained model's answers (views/checkpoint_panel.js),
 // and those the CLI's answers to A and B call for: right, or the answer.
 const marks = (page) => page.$$eval('#checkpoint .ck-mark', (m) => m.map((e) => e.textContent));
-const wantedMarks = (want) => [[want.next_a, A], [want.next_b, B]].map(([next, sentence]) =>
+const wantedMarks = (want, [a, b] = [A, B]) => [[want.next_a, a], [want.next_b, b]].map(([next, sentence]) =>
   (next[0].text.trim() === rightAnswer(sentence) ? '✓ right' : `✗ (right: ${rightAnswer(sentence)})`));
 
 const linkTo = (name, extra = '') => `/#model=${name}&a=${encodeURIComponent(A)}&b=${encodeURIComponent(B)}${extra}`;
@@ -278,6 +278,19 @@ test('a trained model after sentences that ask nothing: its next token, not an a
   const done1 = spawnSync(`${ROOT}build/native/poslab`, ['--model', 'checkpoint', '--checkpoint', `${SITE}/models/gpt`,
     '--a', A, '--b', B, '--scale', '0.5', '--json'], { encoding: 'utf8' });
   assert.deepEqual(await marks(page), wantedMarks(JSON.parse(done1.stdout)));
+  // the student's own statements of its world give the questions
+  await page.fill('#sentence-a', 'cat chases dog');
+  await page.fill('#sentence-b', 'dog chases cat.');
+  await settled(page);
+  const own = ['cat chases dog . who chases ?', 'dog chases cat . who chases ?'];
+  assert.match(await page.textContent('#checkpoint .ck-ask'), /“cat chases dog \. who chases \?” asks for cat\./);
+  assert.equal(await page.textContent('#lesson p a'), `Ask gpt “${own[0]}” and “${own[1]}”`);
+  await page.click('#checkpoint .ck-ask a');
+  await settled(page);
+  assert.deepEqual([await page.inputValue('#sentence-a'), await page.inputValue('#sentence-b')], own);
+  const cli = spawnSync(`${ROOT}build/native/poslab`, ['--model', 'checkpoint', '--checkpoint', `${SITE}/models/gpt`,
+    '--a', own[0], '--b', own[1], '--scale', '0.5', '--json'], { encoding: 'utf8' });
+  assert.deepEqual(await marks(page), wantedMarks(JSON.parse(cli.stdout), own));
   assert.deepEqual(problems, []);
   await done();
   await context.close();

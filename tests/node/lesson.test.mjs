@@ -12,7 +12,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SITE = `${ROOT}build/site/`;
 const { TRAINED_MODELS } = await import(`${ROOT}web/app/state.js`);
 const { CheckpointLoader } = await import(`${ROOT}web/app/checkpoints.js`);
-const { lesson, QUESTIONS, rightAnswer, probability } = await import(`${ROOT}web/teach/lesson.js`);
+const { lesson, QUESTIONS, questionsFor, asking, rightAnswer, probability } = await import(`${ROOT}web/teach/lesson.js`);
 const { form, lab } = await stateForm();
 const loader = new CheckpointLoader(lab, { base: pathToFileURL(SITE).href });
 after(() => { loader.release(); lab.dispose(); });
@@ -148,4 +148,15 @@ test('the rows say the magnitude when positions are on at another than the train
   const scaled = lesson('gpt', { ...state, scale: 1 }, (changes) => lab.run(form.configOf({ ...state, scale: 1, ...changes })));
   assert.equal(scaled.rows[0].label, 'positions on, mask on');
   for (const item of items) assert.equal(item.title.endsWith('(not seen with these sentences)'), item.holds === false, item.title);
+});
+
+test('the link asks about the student\'s own statements when both are of the models\' world, else the module\'s pair', () => {
+  const own = questionsFor({ a: ' cat  chases dog', b: 'dog chases cat .' });
+  assert.deepEqual(own, { a: 'cat chases dog . who chases ?', b: 'dog chases cat . who chases ?' });
+  assert.deepEqual([rightAnswer(own.a), rightAnswer(own.b)], ['cat', 'dog']);
+  assert.deepEqual(asking({ a: 'cat chases dog', b: 'dog chases cat', word: 0 }), { ...own, word: 6 });
+  for (const [a, b] of [['cat eats dog', 'dog eats cat'], ['cat chases dog', 'the dog chases the cat'], ['Cat chases dog', 'dog chases cat'],
+    ['dog bites man . who bites ?', 'man bites dog . who bites ?'], ['cat chases', 'chases cat']]) {
+    assert.deepEqual(questionsFor({ a, b }), QUESTIONS, `${a} / ${b}`);
+  }
 });

@@ -25,16 +25,34 @@ export const QUESTIONS = {
   b: 'man bites dog . who bites ?',
 };
 
-// A state asking QUESTIONS, the word followed being their "?", the token
-// after which the answer comes.
-export const asking = (state) => ({ ...state, ...QUESTIONS, word: wordsOf(QUESTIONS.a).length - 1 });
+const PARTICIPLE = new Map(VERBS);
+
+// The questions about the student's own statements when both are of the
+// models' world ("cat chases dog" and "dog chases cat" ask "cat chases dog
+// . who chases ?" and "dog chases cat . who chases ?"), else QUESTIONS.
+export function questionsFor(state) {
+  const statement = (sentence) => {
+    const w = wordsOf(sentence.replace(/\.\s*$/, ''));
+    return w.length === 3 && NOUNS.includes(w[0]) && PARTICIPLE.has(w[1]) && NOUNS.includes(w[2]) ? w : null;
+  };
+  const [a, b] = [statement(state.a), statement(state.b)];
+  if (!a || !b) return QUESTIONS;
+  const ask = (w) => `${w.join(' ')} . who ${w[1]} ?`;
+  return { a: ask(a), b: ask(b) };
+}
+
+// A state asking questionsFor(state), the word followed being their "?",
+// the token after which the answer comes.
+export function asking(state) {
+  const questions = questionsFor(state);
+  return { ...state, ...questions, word: wordsOf(questions.a).length - 1 };
+}
 
 // The right answer to a prompt of the models' world ("X verb Y . who verb ?"
 // asks for X, "X verb Y . who is participle ?" for Y, with the world's nouns
 // and verbs: world.js), or null for other text, a question the models were
 // never asked included ("dog eats man . who eats ?", "... who is seen ?"
 // after "bites"), whose answer is no more right than wrong.
-const PARTICIPLE = new Map(VERBS);
 export function rightAnswer(sentence) {
   const w = wordsOf(sentence);
   const statement = w.length >= 7 && NOUNS.includes(w[0]) && PARTICIPLE.has(w[1]) && NOUNS.includes(w[2]) &&

@@ -9,7 +9,7 @@ import { TRAINED_AS, TRAINED_MODELS, tokenName } from '../app/state.js';
 import { sig, grouped } from '../app/format.js';
 import { setText, setHidden, setChecked, setAttr, el } from './dom.js';
 import { track } from '../browser/loading.js';
-import { QUESTIONS, asking, rightAnswer, questionLike } from '../teach/lesson.js';
+import { questionsFor, asking, rightAnswer, questionLike } from '../teach/lesson.js';
 import { NOUNS, VERBS } from '../teach/world.js';
 
 // Each model's line under its choice, shown when it is chosen (the page's
@@ -153,12 +153,13 @@ export function createCheckpointView(doc, { model, form, store, render, set, sho
     });
     askLink = null;
     if (!trained || asked) return [head, ...rows];
+    const questions = questionsFor(state); // (the student's own statements, when they are of its world)
     const hint = el('p', 'hint ck-ask', `${state.model} was trained to answer a question after a statement: ` +
-      `${quoted(QUESTIONS.a)} asks for ${rightAnswer(QUESTIONS.a)}. ` +
+      `${quoted(questions.a)} asks for ${rightAnswer(questions.a)}. ` +
       (foreign ? `Its statements use ${NOUNS.length} nouns (${NOUNS.slice(0, 4).join(', ')}, …) and ${VERBS.length} verbs (${VERBS.map(([v]) => v).join(', ')}), ` +
         `and a question repeats the verb (${quoted('who bites ?')}) or asks ${quoted('who is bitten ?')}. What it says after another question is not an answer. `
         : 'What it says after a sentence with no such question is not an answer. '));
-    askLink = el('a', '', `Ask it ${quoted(QUESTIONS.a)} and ${quoted(QUESTIONS.b)}`);
+    askLink = el('a', '', `Ask it ${quoted(questions.a)} and ${quoted(questions.b)}`);
     hint.append(askLink);
     return [head, ...rows, hint];
   }
@@ -270,6 +271,7 @@ export function createCheckpointView(doc, { model, form, store, render, set, sho
     // (a trained model shows its first token only: the order of the others, which a slider step may change, is not shown)
     const shown = TRAINED_MODELS.includes(state.model) ? 1 : 5;
     const saysKey = JSON.stringify([state.model, rightAnswer(state.a), rightAnswer(state.b), questionLike(state.a) || questionLike(state.b),
+      questionsFor(state),
       ...[result.next_a, result.next_b].map((next) => next.slice(0, shown).map((t) => t.id))]);
     if (drawn?.saysKey !== saysKey) says.replaceChildren(...saysRows(result, state));
     // (the link keeps the page's other settings: a slider step changes its href, not the rows)

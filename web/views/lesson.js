@@ -4,7 +4,7 @@
 // Loaded the first time a trained model is chosen. Its links are the page's
 // own links (a hash), so following one is like following any link of the
 // lab. Text reaches the DOM only through textContent.
-import { lesson, QUESTIONS, SWITCHES, asking, probability } from '../teach/lesson.js';
+import { lesson, questionsFor, SWITCHES, asking, probability } from '../teach/lesson.js';
 import { sig } from '../app/format.js';
 import { TRAINED_MODELS } from '../app/state.js';
 import { createCheckpointView } from './checkpoint_panel.js';
@@ -161,13 +161,17 @@ export function createLesson(doc, { form, model }) {
     });
     return { t, refs };
   }
+  const askText = (model, state) => {
+    const { a, b } = questionsFor(state);
+    return `Ask ${model} “${a}” and “${b}”`;
+  };
   function build(model, state, asked, rows, items, shape) {
     const parts = [el('h2', 'The lesson in three switches')];
     parts[0].id = 'lesson-title';
     let intro = null;
     if (!asked) {
       const p = el('p', 'The models trained here answer a question about a statement. ');
-      intro = link(`Ask ${model} “${QUESTIONS.a}” and “${QUESTIONS.b}”`, asking(state));
+      intro = link(askText(model, state), asking(state));
       p.append(intro);
       parts.push(p);
     }
@@ -192,7 +196,10 @@ export function createLesson(doc, { form, model }) {
   }
 
   function update(state, rows, items) {
-    if (built.intro) setHref(built.intro, asking(state));
+    if (built.intro) {
+      setHref(built.intro, asking(state));
+      setText(built.intro, askText(state.model, state)); // (the student's own statements give the questions)
+    }
     rows.forEach((row, i) => {
       const { link: a, name, tds } = built.rows[i];
       if (a) setHref(a, { ...state, ...row.changes });
