@@ -42,7 +42,8 @@ static const char description[] =
 static const char exit_statuses[] =
     "exit status:\n"
     "  0  done\n"
-    "  1  out of memory, or the output could not be written\n"
+    "  1  out of memory, a checkpoint's file could not be read, or the output\n"
+    "     could not be written\n"
     "  2  bad input: one line on stderr names the option, the value given and\n"
     "     what is allowed\n";
 

@@ -229,7 +229,7 @@ for word in ["none", "random", "sinusoidal", "rope", "alibi", "head", "transform
 check(re.search(r"random +the module's stand-in.*\n.*\(default scale\s+0\.5\)", help_text),
       "--help gives random's default scale from the scheme table")
 check("Defaults:" not in help_text and "dog bites man" in help_text, "defaults come from the rows")
-check(re.search(r"exit status:\n  0  done\n  1  out of memory.*\n  2  bad input", help_text),
+check(re.search(r"exit status:\n  0  done\n  1  out of memory, a checkpoint's file could not be read.*\n.*\n  2  bad input", help_text),
       "--help ends with the exit statuses")
 check("--causal=false" in help_text and "--name=VALUE" in help_text, "--help says how switches and values are written")
 examples = re.findall(r"^  poslab (.*)$", help_text.split("examples, one per model:\n")[1], re.M)

@@ -4,12 +4,22 @@
 
 // What this file needs of the wrapper, handed over by poslab.js when it
 // loads it (an import of poslab.js would make these part of its public face).
-let Lab, MESSAGE_BYTES, NODE_FS, checkText, SINGLE_FILE;
+let Lab, MESSAGE_BYTES, NODE_FS, checkText, pairIndex, SINGLE_FILE;
 const RUNNING = 5; // POSLAB_RUNNING
 
 export function openCheckpoint(options, wrapper) {
-  ({ Lab, MESSAGE_BYTES, NODE_FS, checkText, SINGLE_FILE } = wrapper);
+  ({ Lab, MESSAGE_BYTES, NODE_FS, checkText, pairIndex, SINGLE_FILE } = wrapper);
   return open(SINGLE_FILE ? carriedFolder(options) : options);
+}
+
+// Where a url that is a path is read from outside a browser (Node): the
+// working directory, as a file: URL (the pathname setter escapes a space,
+// # or ? in it).
+function workingFolder() {
+  if (typeof globalThis.process?.cwd !== 'function') return undefined;
+  const here = new URL('file:///');
+  here.pathname = `${globalThis.process.cwd()}/`;
+  return here;
 }
 
 // In the single file, a url into the site's models/ folder (models/gpt/)
@@ -131,7 +141,7 @@ function checkpointSource({ files, url, chunkBytes }) {
     };
   }
   if (!url) throw new Error('openCheckpoint: give files or url');
-  const folder = new URL(String(url).endsWith('/') ? String(url) : `${url}/`, globalThis.location?.href);
+  const folder = new URL(String(url).endsWith('/') ? String(url) : `${url}/`, globalThis.location?.href ?? workingFolder());
   if (folder.protocol === 'file:') { // Node: the same streaming through a file handle
     return {
       has: async (name) => {
@@ -460,7 +470,7 @@ class Checkpoint {
     lab.stepping = mine;
     const cfg = lab.configure({ ...config, model: 'checkpoint' });
     try {
-      if (core._poslab_threshold_begin(lab.lab, cfg, pair, lo, hi, relTol, lab.message, MESSAGE_BYTES) !== 0) throw lab.fail();
+      if (core._poslab_threshold_begin(lab.lab, cfg, pairIndex(pair), lo, hi, relTol, lab.message, MESSAGE_BYTES) !== 0) throw lab.fail();
     } finally {
       core._poslab_config_free(cfg); // the core keeps a copy
     }

@@ -22,6 +22,9 @@ export interface Sweep {
  * default. Numbers may be given as strings holding one; every value goes to
  * the core's own parser, so an invalid one throws the CLI's words.
  */
+/** A switch: a boolean, or the CLI's words for one. */
+export type Switch = boolean | 'true' | 'false' | 0 | 1 | '0' | '1';
+
 export interface Config {
   /** a sentence (split as the CLI splits it) or its words */
   sentence_a?: string | string[];
@@ -30,7 +33,7 @@ export interface Config {
   seed?: number | string;
   scheme?: Scheme;
   scale?: number | string;
-  causal?: boolean | 'true' | 'false';
+  causal?: Switch;
   rtol?: number | string;
   atol?: number | string;
   offset_a?: number | string;
@@ -89,8 +92,6 @@ export interface Result {
   config: {
     sentence_a: string[];
     sentence_b: string[];
-    dim: number;
-    seed: number;
     scheme: Scheme;
     scale: number;
     causal: boolean;
@@ -99,9 +100,14 @@ export interface Result {
     offset_a: number;
     offset_b: number;
     model: Model;
-    heads: number;
-    layers: number;
-    weight_std: number;
+    /** these five are not in a checkpoint's run, which has checkpoint and prefix_space instead */
+    dim?: number;
+    seed?: number;
+    heads?: number;
+    layers?: number;
+    weight_std?: number;
+    checkpoint?: string;
+    prefix_space?: boolean;
   };
   pairs: Pair[];
   unpaired_b: number[];
@@ -159,11 +165,12 @@ export interface Lab {
   /** which build runs: true for the SIMD module, false for the fallback */
   readonly simd: boolean;
   /** runs the experiment; throws an Error with the CLI's words for an invalid config */
-  run(config?: Config): Result;
+  /** (with model 'checkpoint', the checkpoint opened last, and CheckpointConfig's keys) */
+  run(config?: CheckpointConfig): Result;
   /** the same run in bounded steps (the head for one sentence, or one transformer block of one sentence, each): the first next()
    *  checks the config and draws, the last returns run()'s result; a later run, runSteps or threshold
    *  drops it */
-  runSteps(config?: Config): Generator<undefined, Result, undefined>;
+  runSteps(config?: CheckpointConfig): Generator<undefined, Result, undefined>;
   /** later runs compute only the sweep points t with t % shares === share, so that labs in as many
    *  workers compute one sweep between them; (0, 1) computes every point */
   shareSweep(share: number, shares: number): void;
@@ -171,7 +178,7 @@ export interface Lab {
    *  the rest; shares then split the pass's points */
   sweepPass(pass: 'all' | 'coarse' | 'rest', stride?: number): void;
   /** the magnitude where allclose stops holding for pairs[pair] (-1: the mean) */
-  threshold(config: Config, pair: number, range?: { lo?: number; hi?: number; relTol?: number }): number;
+  threshold(config: CheckpointConfig, pair: number, range?: { lo?: number; hi?: number; relTol?: number }): number;
   /** rows first .. first + count - 1 of the sinusoidal table at width dim */
   sinusoidal(first: number, count: number, dim: number): number[][];
   /** ALiBi's slope for head `head` (from 0) of `heads`; NaN out of range */
@@ -207,7 +214,7 @@ export interface OpenCheckpointOptions {
 /** A run of model checkpoint: the checkpoint module's option table adds two keys. */
 export interface CheckpointConfig extends Config {
   /** a space before each sentence before tokenizing (default true) */
-  prefix_space?: boolean | 'true' | 'false';
+  prefix_space?: Switch;
   /** the checkpoint's name, echoed in the result's config */
   checkpoint?: string;
 }

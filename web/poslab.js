@@ -102,6 +102,13 @@ async function wasmModule(simd, base) {
   return WebAssembly.compile(await response.arrayBuffer());
 }
 
+// A threshold's pair as the core takes it (an int): what would become
+// another number on the way (nothing, null, NaN, 1.5, '2') is refused.
+function pairIndex(pair) {
+  if (!Number.isInteger(pair)) throw new Error(`poslab: pair: ${String(pair)} is not -1 (the sentence mean) or a word's index`);
+  return pair;
+}
+
 // `simd`: which build to load (default: SIMD where the engine has it); false
 // forces the fallback. `base`: the folder (URL) the .wasm files are in,
 // by default this file's (a bundler that moves this code elsewhere needs it).
@@ -155,8 +162,7 @@ function optionText(row, value) {
       }
       throw new Error(`${key}: ${JSON.stringify(value)} is not text; allowed: a string or an array of words`);
     case 'switch':
-      if (typeof value === 'boolean') return String(value);
-      if (value === 'true' || value === 'false') return value;
+      if (typeof value === 'boolean' || [0, 1, '0', '1', 'true', 'false'].includes(value)) return String(value);
       throw new Error(`${key}: ${JSON.stringify(value)} is not a switch value; allowed: ${row.allowed}`);
     case 'sweep':
       return checkText(key, sweepText(value));
@@ -447,7 +453,7 @@ class Lab {
     const out = this.core._malloc(8);
     try {
       if (!out) throw new Error('poslab: out of memory');
-      const st = this.core._poslab_threshold(this.lab, cfg, pair, lo, hi, relTol, out, this.message, MESSAGE_BYTES);
+      const st = this.core._poslab_threshold(this.lab, cfg, pairIndex(pair), lo, hi, relTol, out, this.message, MESSAGE_BYTES);
       if (st !== 0) throw this.fail();
       return this.core.HEAPF64[out >> 3]; // a fresh view: memory may have grown
     } finally {
@@ -536,7 +542,7 @@ class Lab {
 const CHECKPOINT_CODE = './checkpoints.js';
 
 export async function openCheckpoint(options = {}) {
-  const wrapper = { Lab, MESSAGE_BYTES, NODE_FS, checkText, SINGLE_FILE };
+  const wrapper = { Lab, MESSAGE_BYTES, NODE_FS, checkText, pairIndex, SINGLE_FILE };
   // The single file carries this code, the checkpoint module and the
   // models trained here (web/dist/single_file.mjs), unread until asked for.
   if (SINGLE_FILE) return (await SINGLE_FILE.checkpointCode()).openCheckpoint(options, wrapper);

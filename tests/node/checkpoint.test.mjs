@@ -8,6 +8,7 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { near } from '../near.mjs';
 import { passSteps, nextSteps } from '../checkpoint_steps.mjs';
@@ -179,6 +180,18 @@ test('loading from a URL streams: the memory is known before it is taken, progre
     assert.equal(ck.run({}).pairs.length, 3);
   } finally {
     ck.dispose();
+  }
+});
+
+test('under Node a url may be a path, from the working directory or absolute', async () => {
+  const want = JSON.stringify((await (async () => {
+    const ck = await openCheckpoint({ url: pathToFileURL(`${dir}/tiny-sharded/`).href });
+    try { return ck.run({}); } finally { ck.dispose(); }
+  })()));
+  const relative = path.relative(process.cwd(), `${dir}/tiny-sharded`);
+  for (const url of [`${dir}/tiny-sharded`, relative, `./${relative}/`]) {
+    const ck = await openCheckpoint({ url });
+    try { assert.equal(JSON.stringify(ck.run({})), want, url); } finally { ck.dispose(); }
   }
 });
 

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ROOT, VERSION, TARBALL, makePackage, installPackage } from '../package_install.mjs';
 import { near } from '../near.mjs';
 
@@ -104,7 +105,11 @@ test('the declarations match the wrapper and docs/interfaces.md', async () => {
   const result = declared(dts, 'export interface Result {');
   const full = lab.run({ model: 'transformer', sweep: { lo: 1, hi: 2, count: 2 }, full: true });
   assert.deepEqual([...result].sort(), Object.keys(full).sort());
-  assert.deepEqual(declared(dts, '  config: {').sort(), Object.keys(full.config).sort());
+  // its config: a transformer's keys and a checkpoint's (checkpoint, prefix_space; no dim, seed...)
+  const ck = await lab.openCheckpoint({ url: pathToFileURL(path.join(ROOT, 'build', 'site', 'models', 'gpt') + path.sep) });
+  const trained = Object.keys(ck.run({}).config);
+  assert.deepEqual(declared(dts, '  config: {').sort(), [...new Set([...Object.keys(full.config), ...trained])].sort());
+  assert.deepEqual(['dim', 'seed', 'heads', 'layers', 'weight_std'].filter((k) => trained.includes(k)), []);
   assert.deepEqual(declared(dts, 'export interface CreateLabOptions {').sort(), ['base', 'simd']);
   lab.dispose();
 });
@@ -126,10 +131,12 @@ while (!step.done) step = steps.next();
 const deep: Result = step.value;
 const layers: number = deep.layers?.length ?? 0;
 const where: number = lab.threshold({ scheme: 'random' }, 2, { hi: 10 });
+const trained: Result = lab.run({ model: 'checkpoint', prefix_space: false, causal: 1 });
+const seed: number | undefined = trained.config.seed; // (none in a checkpoint's run)
 const table: number[][] = lab.sinusoidal(0, 3, 4);
 const slope: number = lab.alibiSlope(0, 8);
 const names: string[] = lab.options.options.map((o) => o.json);
-console.log(man, layers, where, table.length, slope, names.length, CORE_FUNCTIONS.length, lab.simd, lab.memoryBytes());
+console.log(man, layers, where, seed, table.length, slope, names.length, CORE_FUNCTIONS.length, lab.simd, lab.memoryBytes());
 lab.dispose();
 `;
 const MISUSES = `

@@ -154,6 +154,11 @@ test('invalid config throws the CLI\'s words and the lab stays usable', () => {
   assert.throws(() => lab.run({ colour: 'red' }), /"colour" is not a config field/);
   assert.throws(() => lab.run({ sentence_a: ['dog', 'big dog'] }), /sentence_a: word 2/);
   assert.throws(() => lab.run({ causal: 'yes' }), /causal: "yes"/);
+  assert.throws(() => lab.run({ causal: 2 }), /causal: 2 is not a switch value; allowed: true, false, 1 or 0/);
+  // the switch's words the message lists are taken, as numbers too
+  for (const [on, off] of [[1, 0], ['1', '0'], [true, false], ['true', 'false']]) {
+    assert.deepEqual([lab.run({ causal: on }).config.causal, lab.run({ causal: off }).config.causal], [true, false], String(on));
+  }
   assert.throws(() => lab.run({ sentence_a: 'dog \uD800 bites' }), /sentence_a: contains a lone UTF-16 surrogate/);
   assert.throws(() => lab.run({ scale: '0x10' }), /scale: "0x10" is not a number; allowed: a finite number from 0 to 1e6/);
   assert.throws(() => lab.run({ scale: 'abc' }), /scale: "abc" is not a number;/);
@@ -187,6 +192,11 @@ test('threshold: allclose holds at it and fails just above', () => {
   assert.ok(t > 1e-12 && t < 1e-3, String(t));
   assert.equal(lab.run({ scale: t }).pairs[2].allclose, true);
   assert.equal(lab.run({ scale: t * (1 + 1e-5) }).pairs[2].allclose, false);
+  // a pair that is not an integer is refused, not read as another (nothing, null or NaN became word 0)
+  for (const pair of [undefined, null, NaN, 1.5, '2', true]) {
+    assert.throws(() => lab.threshold({}, pair), { message: `poslab: pair: ${String(pair)} is not -1 (the sentence mean) or a word's index` });
+  }
+  assert.equal(lab.threshold({}, -1), lab.threshold({}, -1, {}));
 });
 
 test('a disposed lab refuses to run', async () => {
