@@ -40,6 +40,8 @@ export function createTour(root, on) {
   root.replaceChildren(...panelMarkup());
   const strip = stripMarkup();
   root.after(strip);
+  const stripCount = strip.querySelector('.tour-strip-count');
+  const stripNext = strip.querySelector('.tour-strip-next');
   const $ = (sel) => root.querySelector(sel);
   const counter = $('.tour-count');
   const title = $('.tour-title');
@@ -69,7 +71,7 @@ export function createTour(root, on) {
   }
   const toPanel = () => requestAnimationFrame(() => root.scrollIntoView({ block: 'start' }));
   strip.querySelector('.tour-strip-back').addEventListener('click', () => { toPanel(); title.focus({ preventScroll: true }); });
-  strip.querySelector('.tour-strip-next').addEventListener('click', () => { next.click(); if (!root.hidden) toPanel(); });
+  stripNext.addEventListener('click', () => { next.click(); if (!root.hidden) toPanel(); });
   $('.tour-skip').addEventListener('click', () => on.end(current));
   $('.tour-reset').addEventListener('click', () => on.go(current));
 
@@ -127,9 +129,10 @@ export function createTour(root, on) {
       });
     }
     back.disabled = step === 1;
-    setText(next, step === count ? 'Finish' : 'Next');
-    setText(strip.querySelector('.tour-strip-count'), `Step ${step} of ${count}`); // (one line at 375 px)
-    setText(strip.querySelector('.tour-strip-next'), step === count ? 'Finish' : 'Next');
+    const onward = step === count ? 'Finish' : 'Next';
+    setText(next, onward);
+    setText(stripCount, `Step ${step} of ${count}`); // (one line at 375 px)
+    setText(stripNext, onward);
     answeredHere = answered;
     placeStrip();
     if (entered) title.focus({ preventScroll: true });
