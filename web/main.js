@@ -19,7 +19,6 @@ import { track, laterStyles } from './browser/loading.js';
 import { createPage, afterPaint, nextTask } from './page.js';
 import { TYPED, showFailure, buildSchemeChoices } from './views/controls.js';
 import { readView, applyView } from './views/embed.js';
-import { createPermutation, createBaseline } from './views/permutation.js';
 import { createPlot } from './views/plot.js';
 import { TOUR_STEPS } from './teach/tour_length.js';
 import { PRESETS } from './teach/presets.js';
@@ -74,6 +73,7 @@ function wire({ store, form, model, page, tourMemory, tourActions, view, urlSync
     if (next === null) return;
     e.preventDefault();
     go(update.setScale, next);
+    slider.value = String(Math.log10(next)); // (render leaves a focused slider's thumb to the pointer)
   });
   $('plot-word').addEventListener('change', (e) => go(update.set, { word: Number(e.target.value) }));
   $('reset').addEventListener('click', () => { urlSync.keep(); go(update.reset, form); });
@@ -267,8 +267,6 @@ async function start() {
   let plot = null;
   page.attach({
     panels: {
-      permutation: createPermutation($('permutation')),
-      baseline: createBaseline($('baseline')),
       exporter: exportOnDemand($('export'), $('numpy-dialog'), {
         // the verdicts shown (a transformer's are cached once shown)
         // (a checkpoint's from the open model itself, whatever the cache holds)

@@ -5,6 +5,7 @@
 // (a checkpoint once read has it settle again: its tokens place the word).
 import { hashOf, currentGuess, set } from './app/store.js';
 import { isCheckpointModel } from './app/state.js';
+import { reorderingBadges } from './app/reordering.js';
 import { GPT2_ONLY_STEPS } from './teach/tour_length.js';
 import { viewUrl } from './views/embed.js';
 import { createVerdicts } from './views/verdicts.js';
@@ -81,6 +82,9 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
   // GPT-2 from the student's files: its file picker, loaded when GPT-2 is chosen.
   const modelFiles = onDemand('GPT-2\'s file picker', () => import('./views/model_files.js').then((m) =>
     m.createModelFiles(doc, model.lab, () => store.settle())));
+  const badges = ['permutation', 'baseline'].map((id) => $(id).querySelector('summary .summary-figure'));
+  const reordering = onDemand('The reordering views', () => import('./views/permutation.js').then((m) =>
+    ({ permutation: m.createPermutation($('permutation')), baseline: m.createBaseline($('baseline')) })));
   const blocks = onDemand('The block-by-block view', () => import('./views/blocks.js').then(({ createBlocks }) => createBlocks($('blocks'))));
   // The transformer's worker, for its verdicts and its chart, on one copy of
   // the drawn weights (with spares, so a run for a state the page has left
@@ -422,8 +426,12 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
         if (view) sections.draw($('heatmap'), () => view.render(result));
         else heatmaps.load();
       }
-      sections.draw($('permutation'), () => panels.permutation.render(result, lab));
-      sections.draw($('baseline'), () => panels.baseline.render(result, lab));
+      reorderingBadges(result).forEach((text, k) => setText(badges[k], text));
+      if (isOpen('permutation') || isOpen('baseline')) {
+        const views = reordering.get();
+        if (!views) reordering.load();
+        for (const id of views ? ['permutation', 'baseline'] : []) sections.draw($(id), () => views[id].render(result, lab));
+      }
       panels.exporter.render({ hasChart: Boolean(plot) });
     }
     if (isOpen('why')) {

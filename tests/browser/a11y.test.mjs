@@ -251,6 +251,21 @@ test('keyboard alone: every control in order with visible focus, no trap; Space 
   assert.equal(await page.inputValue('#scale-text'), '1e-9');
   assert.deepEqual(await verdictColumn(page), ['True', 'True', 'True', 'True']);
 
+  // The example pairs with the arrow keys, which apply an option at once:
+  // each press steps on to the next example, not back to the first.
+  await page.focus('#presets');
+  const applied = [];
+  for (let k = 0; k < 3; k++) {
+    await page.keyboard.press('ArrowDown');
+    await settled(page);
+    applied.push(await page.inputValue('#sentence-a'));
+  }
+  assert.deepEqual(applied, ['dog bites man', 'the cat chased the mouse', 'the teacher thanked the student']);
+  assert.equal(await page.inputValue('#presets'), '2', 'the menu names the example shown');
+  await page.fill('#sentence-a', 'the teacher thanked a student');
+  await settled(page);
+  assert.equal(await page.inputValue('#presets'), '', 'and lets it go once the sentences change');
+
   // The Embed dialog: opened with Enter, focus inside, Escape closes it and
   // focus comes back to its button.
   await page.focus('#embed-open');
@@ -348,7 +363,7 @@ test('the chart has a text and table alternative, and colour is never the only s
   // Colour is never alone: verdicts carry words and distinct icons, the two
   // lines differ in dash, the shaded region has a label, switches say on/off,
   // a refused field has a message.
-  const verdicts = await page.$$eval('.verdict', (all) => all.filter((v) => v.offsetParent)
+  const verdicts = await page.$$eval('.verdict', (all) => all.filter((v) => v.offsetParent && !v.closest('details:not([open])'))
     .map((v) => [v.className, v.querySelector('.icon')?.textContent, v.querySelector('.text')?.textContent?.trim()]));
   assert.ok(verdicts.length >= 6);
   for (const [kind, icon, text] of verdicts) {

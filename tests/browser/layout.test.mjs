@@ -123,6 +123,25 @@ test('a tour step that points at the chart brings it into view once answered', a
   await page.close();
 });
 
+// The tour's panel stands under the controls on a phone, some 1,400 px
+// down; its button is near the top. Started from there, the step is
+// scrolled into view, its heading focused.
+test('on a phone the tour\'s first step opens in view', async () => {
+  const page = await site.browser.newPage({ viewport: { width: 375, height: 800 } });
+  await page.goto(`${site.origin}/`);
+  await settled(page);
+  for (let k = 0; k < 3; k++) await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'tour-start');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('.tour-choice');
+  await page.waitForTimeout(300);
+  const title = await page.$eval('#tour-title', (n) => ({ ...n.getBoundingClientRect().toJSON(), focused: n === document.activeElement, y: scrollY }));
+  assert.ok(title.focused, 'the step\'s heading has focus');
+  assert.ok(title.y > 1000, `the page scrolled down to the panel (${title.y} px)`);
+  assert.ok(title.top >= 0 && title.bottom <= 800, `the heading is in the window: ${Math.round(title.top)}..${Math.round(title.bottom)} px`);
+  await page.close();
+});
+
 test('an answered step out of sight leaves a strip with the tour\'s place: back to the step, or on to the next', async () => {
   for (const [width, height] of [[1280, 900], [375, 800]]) {
     const page = await site.browser.newPage({ viewport: { width, height } });
@@ -130,9 +149,13 @@ test('an answered step out of sight leaves a strip with the tour\'s place: back 
     await page.waitForSelector('.tour-choice');
     await settled(page);
     assert.equal(await page.isVisible('.tour-strip'), false, 'no strip before the answer');
-    await page.locator('.tour-choice').first().click();
+    await page.focus('.tour-choice'); // answered from the keyboard
+    await page.keyboard.press('Enter');
     await page.waitForFunction(() => document.getElementById('tour').getBoundingClientRect().bottom < 0);
     await page.waitForSelector('.tour-strip', { state: 'visible' });
+    await page.waitForTimeout(100);
+    assert.equal(await page.evaluate(() => document.activeElement.className), 'tour-next tour-strip-next',
+      'focus follows into the strip, not left on the choice out of sight');
     const strip = await page.$eval('.tour-strip', (n) => ({ ...n.getBoundingClientRect().toJSON(), text: n.textContent }));
     assert.equal(strip.top, 0);
     assert.ok(strip.height < 60, `one line at ${width} px: ${strip.height} px`);

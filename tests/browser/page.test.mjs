@@ -445,6 +445,8 @@ test('the chart follows the slider without recomputing the sweep', async () => {
   await settled(page);
   const scale = Number(await page.inputValue('#scale-text'));
   assert.equal(scale, 0.05, 'Page Up to 1, an arrow to 0.5, Page Down to 0.05');
+  const thumb = Number(await page.inputValue('#scale-slider')); // (its step is 0.05)
+  assert.ok(Math.abs(thumb - Math.log10(0.05)) <= 0.025, `the thumb moved with the keys: at 10^${thumb}`);
   assert.equal(await page.evaluate(() => window.chartUpdates), 0);
   const [oldX, newX] = (await chartGeometry(page, [0.5, scale])).xs;
   const moved = await changedColumns(page, 'before slider');

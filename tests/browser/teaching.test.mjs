@@ -539,8 +539,11 @@ test('heatmaps, permutation view and baseline against the core; at 375 px and in
   assert.match(await page.textContent('#heat-note'), /the two matrices are the same/);
 
   // The permutation view and the baseline, positions off.
+  assert.match(await page.textContent('#permutation summary'), /both hold/, 'said while closed');
+  assert.match(await page.textContent('#baseline summary'), /cosine similarity 1$/);
   await page.click('#permutation > summary');
   await page.click('#baseline > summary');
+  await settled(page); // (their code loads when first opened)
   const props = () => page.$$eval('#perm-props .prop', (ps) => ps.map((p) => ({
     verdict: p.querySelector('.verdict .text').textContent, text: p.querySelector('.prop-text').textContent,
   })));
@@ -607,8 +610,10 @@ test('embed mode: the new panels can be hidden, and work where shown', async () 
   assert.ok(!(await covered(page)), 'nothing covered when the tour is hidden');
   for (const group of ['export', 'permutation', 'baseline', 'plot']) assert.ok(await page.isVisible(`[data-group="${group}"]`), `${group} shown`);
   assert.equal(await page.isChecked('#positions'), true);
-  await page.click('#permutation > summary');
   assert.match(await page.textContent('#permutation summary'), /both break/);
+  await page.click('#permutation > summary');
+  await settled(page);
+  assert.match(await page.textContent('#prop-equi .verdict'), /breaks/);
   const json = await downloaded(page, '#download-json');
   assert.equal(JSON.parse(json.body.toString('utf8')).pairs[2].allclose, false);
   await page.screenshot({ path: path.join(ARTIFACTS, 'teaching-embed.png'), fullPage: true });

@@ -1,8 +1,9 @@
 // What opening the lab costs in bytes: everything the page fetches until
 // it has drawn its verdicts and chart stays under 300 KiB (307,200 bytes,
 // before compression), and the parts a student may never open (the guided
-// tour, Copy as NumPy's script writer, the heatmaps, the Why panel) are not
-// among it: they are fetched when first used, and then work. Run `make site`.
+// tour, Copy as NumPy's script writer, the heatmaps, the reordering views,
+// the Why panel) are not among it: they are fetched when first used, and
+// then work. Run `make site`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
@@ -33,7 +34,7 @@ test('the page as opened fetches under 300 KiB; the tour, Copy as NumPy and the 
   assert.deepEqual([...atOpen.keys()].filter((p) => /poslab-checkpoint|\/models\//.test(p)), [], 'no checkpoint code or model at open');
   assert.ok(atOpen.has('/poslab.wasm') && atOpen.has('/vendor/chart.min.js'), `the core and Chart.js were fetched: ${list}`);
   assert.ok(total < BUDGET, `opening fetched ${total} bytes (${list}), over 300 KiB (${BUDGET} bytes)`);
-  const lazy = /tour|numpy_script|heatmap|why_panel/;
+  const lazy = /tour|numpy_script|heatmap|permutation|why_panel/;
   assert.deepEqual([...atOpen.keys()].filter((p) => lazy.test(p)), [], 'nothing a student has not opened');
 
   // Each part, once used, arrives and does its job.
@@ -47,8 +48,11 @@ test('the page as opened fetches under 300 KiB; the tour, Copy as NumPy and the 
   await page.click('#heatmap summary');
   await settled(page);
   assert.ok(await page.$$eval('#heat-a td', (cells) => cells.length) >= 9, 'the heatmap of A has its cells');
+  await page.click('#permutation summary');
+  await settled(page);
+  assert.match(await page.textContent('#prop-equi .prop-text'), /largest difference is/);
   const later = [...fetched.keys()].filter((p) => !atOpen.has(p));
-  for (const part of ['tour', 'numpy_script', 'heatmap']) {
+  for (const part of ['tour', 'numpy_script', 'heatmap', 'permutation']) {
     assert.ok(later.some((p) => p.includes(part)), `${part} fetched once used (later: ${later.join(', ')})`);
   }
   console.log(`# opening fetched ${total} bytes in ${atOpen.size} files; later: ${later.join(', ')}`);

@@ -18,7 +18,7 @@ const { Model } = await import(`${WEB}app/model.js`);
 const { createLab } = await import(`${SITE}poslab.js`);
 const { STEPS, TOUR_STEPS, followed, offSetup, revealAt } = await import(`${WEB}teach/tour_steps.js`);
 const { toCsv, fileName } = await import(`${WEB}app/csv.js`);
-const { permutationFacts } = await import(`${WEB}views/permutation.js`);
+const { permutationFacts, reorderingBadges } = await import(`${WEB}app/reordering.js`);
 const { lineUp, maxAbsDiff, weightText } = await import(`${WEB}views/heatmap.js`);
 const { GROUPS, readView } = await import(`${WEB}views/embed.js`);
 const { suggestedHeight } = await import(`${WEB}views/embed_dialog.js`);
@@ -279,6 +279,12 @@ test('permutation facts: both properties hold with positions off and break once 
   const masked = permutationFacts(lab.run({ scheme: 'none', causal: true }));
   assert.deepEqual([masked.equivariant, masked.invariant], [false, false]);
   assert.equal(permutationFacts(lab.run({ sentence_b: 'man bites cat', scheme: 'none' })), null);
+  // the closed sections' summaries
+  assert.deepEqual(reorderingBadges(lab.run({ scheme: 'none' })), ['both hold', 'cosine similarity 1']);
+  assert.deepEqual(reorderingBadges(lab.run({ scheme: 'random' })), ['both break', 'cosine similarity 1']);
+  const other = lab.run({ sentence_b: 'man bites cat', scheme: 'none' });
+  assert.deepEqual(reorderingBadges(other), ['not a reordering', `cosine similarity ${sig(other.baseline.cosine_similarity)}`]);
+  assert.ok(other.baseline.cosine_similarity < 0.99, 'other words, other averages');
 });
 
 test('heatmaps: lined up in A\'s order, B\'s attention is A\'s with positions off', () => {

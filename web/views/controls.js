@@ -7,6 +7,7 @@ import { setText, setHidden, setAttr, setChecked, el } from './dom.js';
 import { sig, exponentText } from '../app/format.js';
 import { wordsOf, excerpt, tokenName, divisorsOf, isCheckpointModel } from '../app/state.js';
 import { SCHEMES, choosable } from '../teach/schemes.js';
+import { PRESETS } from '../teach/presets.js';
 
 // Typed fields: state property -> input id (its message has id `${id}-error`).
 export const TYPED = {
@@ -117,7 +118,11 @@ export function createControls(doc, form) {
     // tokens once its result is in: showWords).
     if (!checkpoint) showWords(lab, wordsOf(lab.a));
     const presets = $('presets');
-    if (presets.value !== '') presets.value = ''; // the menu is an action, not a setting
+    // The example chosen stays named while its sentences are there: the arrow
+    // keys apply an option at once, and so step on through the examples
+    // rather than from the first again.
+    const chosen = PRESETS[presets.value];
+    if (chosen && (chosen.a !== lab.a || chosen.b !== lab.b)) presets.value = '';
   }
 
   function showWords(lab, words) {

@@ -7,7 +7,10 @@
 //   the averaging baseline: the mean of the raw word vectors (a bag of
 //     vectors) compared between the sentences: cosine similarity 1 for any
 //     reordering, the same blindness in a simpler model.
+// Loaded when one of the two is first opened; their closed summaries' figures
+// are app/reordering.js's, set by the page with every result.
 import { sig, ROUNDING_LEVEL } from '../app/format.js';
+import { permutationFacts } from '../app/reordering.js';
 import { setText, setHidden } from './dom.js';
 import { setVerdict } from './verdicts.js';
 
@@ -15,21 +18,6 @@ const quoted = (word) => `“${word}”`;
 
 // The two properties' badges, in the verdicts' style.
 const HOLDS = ['holds', 'breaks'];
-
-// The two properties for a result (a pure function, for the page and tests).
-export function permutationFacts(result) {
-  if (!result.permutation) return null;
-  const pairs = result.pairs;
-  const worst = pairs.reduce((m, p) => (p.max_abs_diff > m.max_abs_diff ? p : m), pairs[0]);
-  return {
-    order: pairs.map((p) => p.index_b),
-    equivariant: pairs.every((p) => p.allclose),
-    rowsMaxDiff: worst.max_abs_diff,
-    worstWord: worst.word,
-    invariant: result.mean.allclose,
-    meanMaxDiff: result.mean.max_abs_diff,
-  };
-}
 
 const size = (d) => (d < ROUNDING_LEVEL ? `${sig(d)}, which is rounding` : sig(d));
 
@@ -39,7 +27,6 @@ export function createPermutation(section) {
   const equi = section.querySelector('#prop-equi');
   const inv = section.querySelector('#prop-inv');
   const summary = section.querySelector('#perm-summary');
-  const badge = section.querySelector('summary .summary-figure');
 
   function render(result, state) {
     const facts = permutationFacts(result);
@@ -48,7 +35,6 @@ export function createPermutation(section) {
       setText(order, 'Sentence B is not a reordering of sentence A (the words differ), so there is no ' +
         'reordering to follow. Use the same words in another order.');
       setText(summary, '');
-      setText(badge, 'not a reordering');
       return;
     }
     const wordsA = result.pairs; // (a checkpoint's: its tokens)
@@ -79,8 +65,6 @@ export function createPermutation(section) {
       line = `One holds and one breaks${cause ? ` (${cause})` : ''}.`;
     }
     setText(summary, line);
-    setText(badge, facts.equivariant && facts.invariant ? 'both hold'
-      : !facts.equivariant && !facts.invariant ? 'both break' : 'one holds');
   }
 
   return { render };
@@ -90,13 +74,11 @@ export function createBaseline(section) {
   const figure = section.querySelector('#baseline-cos');
   const verdict = section.querySelector('#baseline-verdict');
   const text = section.querySelector('#baseline-text');
-  const badge = section.querySelector('summary .summary-figure');
 
   function render(result, state) {
     const b = result.baseline;
     setText(figure, sig(b.cosine_similarity));
     setVerdict(verdict, b.allclose);
-    setText(badge, `cosine similarity ${sig(b.cosine_similarity)}`);
     // What attention does right now, read from the verdicts.
     const blind = result.mean.allclose && result.pairs.every((p) => p.index_b === null || p.allclose);
     const source = state.positions ? 'positional information gives it the order'

@@ -65,9 +65,17 @@ export function createTour(root, on) {
   next.addEventListener('click', () => (current < count ? on.go(current + 1) : on.end(0)));
   let answeredHere = false; // the step shown has been answered
   let outOfSight = false; // the panel is above or below the window
+  let follow = false; // an answer is scrolling what it talks about into view
   const placeStrip = () => setHidden(strip, root.hidden || !answeredHere || !outOfSight);
   if (typeof IntersectionObserver === 'function') {
-    new IntersectionObserver(([e]) => { outOfSight = !e.isIntersecting; placeStrip(); }).observe(root);
+    new IntersectionObserver(([e]) => {
+      outOfSight = !e.isIntersecting;
+      placeStrip();
+      // A keyboard that answered follows the tour into the strip, rather
+      // than staying on a choice the answer scrolled out of the window.
+      if (follow && !strip.hidden && root.contains(document.activeElement)) stripNext.focus({ preventScroll: true });
+      follow = false;
+    }).observe(root);
   }
   const toPanel = () => requestAnimationFrame(() => root.scrollIntoView({ block: 'start' }));
   strip.querySelector('.tour-strip-back').addEventListener('click', () => { toPanel(); title.focus({ preventScroll: true }); });
@@ -135,12 +143,19 @@ export function createTour(root, on) {
     setText(stripNext, onward);
     answeredHere = answered;
     placeStrip();
-    if (entered) title.focus({ preventScroll: true });
+    if (entered) {
+      title.focus({ preventScroll: true });
+      // Below 760 px the panel stands under the controls, some 1,400 px
+      // down: a step started from the top of the page opens out of sight.
+      const { top, bottom } = title.getBoundingClientRect();
+      if (top < 0 || bottom > innerHeight) toPanel();
+    }
     // Once answered, what the step talks about comes into view (the chart
     // when it points at the dashed line; else the verdicts), after the
     // render that uncovered it.
     if (answered && revealed !== step) {
       revealed = step;
+      follow = true;
       const target = document.querySelector(s.show ?? '#verdicts');
       requestAnimationFrame(() => target?.scrollIntoView({ block: 'nearest' }));
     }
