@@ -490,3 +490,23 @@ test('prefers-reduced-motion turns transitions and animations off; dark mode is 
   await page.screenshot({ path: path.join(ARTIFACTS, 'a11y-dark-chart-table.png') });
   assert.deepEqual(problems, []);
 });
+
+// A choice's hint is shown only under the chosen one; to a screen reader
+// every model and scheme says what it is, chosen or not.
+test('every model and scheme choice has its description in the accessibility tree', async () => {
+  const { page, problems, close } = await open('/', { width: 1280 });
+  const cdp = await page.context().newCDPSession(page);
+  const { nodes } = await cdp.send('Accessibility.getFullAXTree');
+  await cdp.detach();
+  const radios = new Map(nodes.filter((n) => n.role?.value === 'radio')
+    .map((n) => [n.name?.value.trim(), (n.description?.value ?? '').trim()]));
+  assert.equal(radios.get('nope'), 'trained here with the mask only');
+  assert.equal(radios.get('bag'), 'trained here with neither');
+  assert.equal(radios.get('gpt'), 'trained here with positions and the mask');
+  assert.match(radios.get('Transformer blocks'), /^GPT-2’s block, repeated/);
+  const schemes = await page.$$eval('input[name="scheme"]', (rs) => rs.map((r) => r.parentElement.querySelector('.choice-name').textContent));
+  assert.ok(schemes.length >= 4);
+  for (const name of schemes) assert.ok(radios.get(name)?.length > 10, `${name}: "${radios.get(name)}"`);
+  assert.deepEqual(problems, []);
+  await close();
+});

@@ -249,6 +249,11 @@ test('embed options: ?embed=1&hide=... and a safe snippet', () => {
     ignored: [{ label: 'hide', value: 'bogus', reason: 'allowed: intro, words, positions, scheme, magnitude, causal, model, advanced, blocks, plot, tour, export, heatmap, permutation, baseline, why' }],
   });
   assert.equal(readView('').embed, false);
+  // a bare ?embed, as teaching.md writes it in prose; a no; a value that is neither, said
+  assert.deepEqual([readView('?embed').embed, readView('?embed&hide=intro').embed, readView('?embed=yes').embed], [true, true, true]);
+  assert.deepEqual(readView('?embed=0'), { embed: false, hide: new Set(), site: null, ignored: [] });
+  assert.deepEqual(readView('?embed=please').ignored, [{ label: 'embed', value: 'please', reason: 'allowed: 1 or 0' }]);
+  assert.equal(readView('?embed=please').embed, false);
   // where a copy on disk is published: an http(s) address, else said and ignored
   assert.equal(readView('?site=https%3A%2F%2Fcourse.example%2Fposlab%2F').site, 'https://course.example/poslab/');
   assert.deepEqual(readView('?site=javascript:alert(1)'), { embed: false, hide: new Set(), site: null,

@@ -36,6 +36,14 @@ export function buildSchemeChoices(doc) {
     return choice;
   });
   doc.getElementById('scheme-choices').replaceChildren(...choices);
+  // A choice's hint shows once it is chosen; a screen reader hears each
+  // choice's, chosen or not (the models' included), as its description and
+  // not once more in its name.
+  doc.querySelectorAll('.choice-hint').forEach((hint, k) => {
+    hint.id = `choice-hint-${k}`;
+    hint.ariaHidden = 'true';
+    hint.parentElement.querySelector('input').setAttribute('aria-describedby', hint.id);
+  });
 }
 
 export function createControls(doc, form) {

@@ -46,7 +46,9 @@ export function publishedBase(text) {
 // ignored: [{label, value, reason}]}
 export function readView(search) {
   const params = new URLSearchParams(search);
-  const embed = ['1', 'true', 'yes'].includes(params.get('embed') ?? '');
+  // A bare `?embed` asks for it too; a value that is not a yes or a no is said.
+  const asked = params.get('embed');
+  const embed = ['', '1', 'true', 'yes'].includes(asked);
   const site = params.has('site') ? publishedBase(params.get('site')) : null;
   const hide = new Set();
   const ignored = [];
@@ -54,6 +56,7 @@ export function readView(search) {
     if (NAMES.includes(name)) hide.add(name);
     else ignored.push({ label: 'hide', value: excerpt(name, 20), reason: `allowed: ${NAMES.join(', ')}` });
   }
+  if (!embed && asked !== null && !['0', 'false', 'no'].includes(asked)) ignored.push({ label: 'embed', value: excerpt(asked, 20), reason: 'allowed: 1 or 0' });
   if (params.has('site') && !site) ignored.push({ label: 'site', value: excerpt(params.get('site'), 30), reason: 'allowed: an http or https address' });
   return { embed, hide, site, ignored };
 }
