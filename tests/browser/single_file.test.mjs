@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ROOT, ARTIFACTS, launch } from './harness.mjs';
 const { sig } = await import(`${ROOT}web/app/format.js`);
@@ -185,6 +185,27 @@ test('the single file runs gpt from its own bytes, only once picked: the native 
   assert.deepEqual(row.slice(0, 2), [`${paired.filter((p) => p.allclose).length} of ${paired.length}`, sig(cli.mean_cosine_similarity)]);
   assert.match(row[2], new RegExp(`^${cli.next_a[0].text.trim()} `));
   await page.screenshot({ path: path.join(ARTIFACTS, 'single-file-gpt.png'), fullPage: false });
+
+  // Copy as NumPy: the script reads gpt's files, which this file carries
+  // with no folder beside it; the dialog saves its own copies, byte for
+  // byte the site's, and the script run on them prints the page's figure.
+  await page.click('#copy-numpy');
+  await page.waitForSelector('#numpy-dialog[open]');
+  assert.match(await page.textContent('#numpy-note'), /This page is one file that carries them inside it, with no folder beside it: save the three below into a folder named gpt/);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'single-file-numpy-dialog.png') });
+  const folder = path.join(ROOT, 'build', 'single-file-numpy', 'gpt');
+  await mkdir(folder, { recursive: true });
+  for (const file of ['config.json', 'model.safetensors', 'vocab.json']) {
+    const [saved] = await Promise.all([page.waitForEvent('download'), page.click(`#numpy-files button:text-is("Save ${file}")`)]);
+    assert.equal(saved.suggestedFilename(), file);
+    await saved.saveAs(path.join(folder, file));
+    assert.ok((await readFile(path.join(folder, file))).equals(await readFile(path.join(ROOT, 'build/site/models/gpt', file))), `${file} as the site has it`);
+  }
+  await writeFile(path.join(folder, '..', 'poslab_gpt.py'), await page.inputValue('#numpy-code'));
+  const printed = spawnSync('/usr/bin/python3', [path.join(folder, '..', 'poslab_gpt.py'), folder], { encoding: 'utf8' });
+  assert.equal(printed.status, 0, printed.stderr);
+  assert.equal(sig(Number(printed.stdout.match(/^cosine similarity of the mean last hidden state: (\S+)$/m)[1])), sig(cli.mean_cosine_similarity));
+  await page.click('#numpy-close');
 
   // GPT-2 from a folder: the single file has none beside it, only its own copies
   await page.evaluate(() => { window.location.hash = `${window.location.hash.slice(1).replace(/model=gpt/, 'model=gpt2')}&checkpoint=models/nope/`; });

@@ -35,7 +35,7 @@ const cores = { simd: read('poslab.wasm').toString('base64'), nosimd: read('posl
 
 // bundled.js, replaced: `contents` is its module text.
 const replaceBundled = (contents) => (b) => {
-  b.onResolve({ filter: /^\.\/bundled\.js$/ }, () => ({ path: 'bundled.js', namespace: 'single-file' }));
+  b.onResolve({ filter: /^\.\.?\/bundled\.js$/ }, () => ({ path: 'bundled.js', namespace: 'single-file' }));
   b.onLoad({ filter: /.*/, namespace: 'single-file' }, () => ({ contents, loader: 'js', resolveDir: path.resolve(pageSrc) }));
 };
 

@@ -7,6 +7,7 @@
 import { track, laterStyles } from '../browser/loading.js';
 import { h } from './markup.js';
 import { isCheckpointModel, TRAINED_MODELS } from '../app/state.js';
+import { SINGLE_FILE } from '../bundled.js';
 
 // Where a checkpoint model's files are, for Copy as NumPy's script: a model
 // trained here in the site's models/ folder, GPT-2 in a course host's
@@ -17,10 +18,13 @@ export function checkpointFiles(state) {
   const trained = TRAINED_MODELS.includes(state.model);
   const folder = trained ? `models/${state.model}/` : state.checkpoint || `${state.model}/`;
   // the single file carries the models (in its data blocks) but has no folder beside it
-  const single = document.querySelector('script[type="application/octet-stream"][id^="poslab-file:"]');
-  const url = !single && (trained || state.checkpoint) ? new URL(folder, window.location.href).href : null;
-  return { name: state.model, trained, folder, url };
+  const carried = trained && SINGLE_FILE?.carried ? (file) => SINGLE_FILE.carried(`models/${state.model}/${file}`) : null;
+  const url = !SINGLE_FILE && (trained || state.checkpoint) ? new URL(folder, window.location.href).href : null;
+  return { name: state.model, trained, folder, url, carried };
 }
+
+// The files Copy as NumPy's checkpoint script reads.
+const SCRIPT_FILES = ['config.json', 'model.safetensors', 'vocab.json'];
 
 // Copy as NumPy's script writer is a chunk of its own, fetched as soon as a
 // student heads for the button (pointer, touch or keyboard focus), so that
@@ -141,6 +145,8 @@ function dialogMarkup() {
       '(⌘C on a Mac) to copy it, then paste it into Python.'),
     // a checkpoint model's script reads its files: where they are
     h('p', { id: 'numpy-note', hidden: '' }),
+    // the single file's own copies of them, which have no folder to be run from
+    h('div', { class: 'button-row', id: 'numpy-files', hidden: '' }),
     h('textarea', { id: 'numpy-code', readonly: '', rows: '14', spellcheck: 'false', 'aria-labelledby': 'numpy-title' }),
     h('div', { class: 'button-row' }, h('button', { type: 'button', class: 'quiet dialog-close', id: 'numpy-close' }, 'Close')));
 }
@@ -163,10 +169,25 @@ export function createExport(root, dialog, get) {
   // A checkpoint model's script reads the checkpoint's files, so the dialog
   // says where they are, whether or not the clipboard took the script.
   function filesNote(ck) {
+    const reads = `This script reads ${ck.name}’s files ${SCRIPT_FILES.slice(0, -1).join(', ')} and ${SCRIPT_FILES.at(-1)}`;
+    if (ck.carried) {
+      return `${reads}. This page is one file that carries them inside it, with no folder beside it: save the three ` +
+        `below into a folder named ${ck.name}, then give that folder as the script's argument: ` +
+        `python3 poslab_${ck.name}.py path/to/${ck.name}/`;
+    }
     const where = ck.url ? ` (this lab has them at ${ck.url})` : '';
-    return `This script reads ${ck.name}’s files config.json, model.safetensors and vocab.json${where}. Run it ` +
+    return `${reads}${where}. Run it ` +
       `from the folder that holds ${ck.folder}, or give the folder that holds them as its argument: ` +
       `python3 poslab_${ck.name}.py path/to/${ck.name}/`;
+  }
+  const files = dialog.querySelector('#numpy-files');
+  function offerFiles(ck) {
+    files.hidden = !ck?.carried;
+    files.replaceChildren(...(ck?.carried ? SCRIPT_FILES.map((file) => {
+      const button = h('button', { type: 'button' }, `Save ${file}`);
+      button.addEventListener('click', () => download(file, new Blob([ck.carried(file)], { type: 'application/octet-stream' })));
+      return button;
+    }) : []));
   }
 
   async function copyNumpy() {
@@ -195,6 +216,7 @@ export function createExport(root, dialog, get) {
     why.hidden = copied;
     note.hidden = !ck;
     note.textContent = ck ? `${copied ? 'Copied. ' : ''}${filesNote(ck)}` : '';
+    offerFiles(ck);
     await laterStyles().catch(() => {}); // the dialog's styles; unstyled is still usable
     dialog.showModal();
     code.focus();
