@@ -140,7 +140,7 @@ static poslab_status settle(const poslab_lab *lab, poslab_config *c, char *messa
 static poslab_status tokens(poslab_lab *lab, const poslab_config *c, int *vocab, char *message, size_t size) {
     const checkpoint_weights *w = weights(lab);
     const poslab_sentence *s[2] = {&c->a, &c->b};
-    const char *names[2] = {"a", "b"}, *offset_names[2] = {"offset-a", "offset-b"};
+    const char *names[2] = {"a", "b"};
     const int offsets[2] = {c->offset_a, c->offset_b};
     side *sides[2] = {&lab->a, &lab->b};
     char text[sizeof s[0]->text];
@@ -158,10 +158,18 @@ static poslab_status tokens(poslab_lab *lab, const poslab_config *c, int *vocab,
         if (count < 1)
             return fail(message, size, POSLAB_ERR_INPUT, "%s: no tokens; allowed: 1 to %d tokens", names[k],
                         POSLAB_MAX_TOKENS);
+        /* (the limit in words, not an option's name: the CLI calls the start
+           --offset-a, the wrapper offset_a) */
+        if (offsets[k] + count > w->n_positions && offsets[k] < w->n_positions)
+            return fail(message, size, POSLAB_ERR_INPUT,
+                        "%s: %d tokens from position %d pass the checkpoint's %d positions; allowed: at most %d tokens "
+                        "from position %d",
+                        names[k], count, offsets[k], w->n_positions, w->n_positions - offsets[k], offsets[k]);
         if (offsets[k] + count > w->n_positions)
             return fail(message, size, POSLAB_ERR_INPUT,
-                        "%s: %d tokens from position %d pass the checkpoint's %d positions; allowed: %s + tokens <= %d",
-                        names[k], count, offsets[k], w->n_positions, offset_names[k], w->n_positions);
+                        "%s: %d tokens from position %d pass the checkpoint's %d positions; allowed: a first position "
+                        "below %d",
+                        names[k], count, offsets[k], w->n_positions, w->n_positions);
         if (count > POSLAB_MAX_TOKENS)
             return fail(message, size, POSLAB_ERR_INPUT, "%s: %d tokens; allowed: 1 to %d tokens", names[k], count,
                         POSLAB_MAX_TOKENS);

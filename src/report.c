@@ -37,6 +37,14 @@ static void put(strbuf *b, const char *s, size_t n) {
 
 static void puts_(strbuf *b, const char *s) { put(b, s, strlen(s)); }
 
+/* Ends a table's line: its columns are padded for the next one, and a
+ * line does not end in spaces. */
+static void end_row(strbuf *b) {
+    if (b->failed) return;
+    while (b->len > 0 && b->data[b->len - 1] == ' ') b->data[--b->len] = 0;
+    puts_(b, "\n");
+}
+
 /* Formats are checked as printf's; decimal.h lists the conversions there are. */
 static void printf_(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void printf_(strbuf *b, const char *fmt, ...) {
@@ -442,7 +450,7 @@ const char *report_text(strbuf *b, const poslab_result *r) {
             pad_left(b, word(r->words_a, i), 11);
             puts_(b, "  ");
         }
-        puts_(b, "\n");
+        end_row(b);
         for (int t = 0; t < r->sweep_count; t++) {
             printf_(b, "%-12.4g %11.4g%s", r->sweep_scales[t], shown(r->sweep_cosine[t]),
                     r->sweep_allclose[t] ? " *" : "  ");
@@ -451,7 +459,7 @@ const char *report_text(strbuf *b, const poslab_result *r) {
                 size_t at = (size_t)(1 + i) * r->sweep_count + t;
                 printf_(b, " %11.4g%s", shown(r->sweep_cosine[at]), r->sweep_allclose[at] ? " *" : "  ");
             }
-            puts_(b, "\n");
+            end_row(b);
         }
     }
     return finish(b);

@@ -180,10 +180,12 @@ case("vocab.json id past vocab_size", edit_json("vocab.json", lambda v: v.update
      ["config.json: vocab_size", "expected more than vocab.json's largest id 500"])
 case("merges naming unknown symbols", lambda d: open(os.path.join(d, "merges.txt"), "a").write("qq zz\n"),
      ["merges.txt", "qq"])
-case("sentence longer than the positions", lambda d: None, ["--a: 40 tokens", "32 positions", "offset-a + tokens <= 32"],
+case("sentence longer than the positions", lambda d: None, ["--a: 40 tokens", "32 positions", "allowed: at most 32 tokens from position 0"],
      args=("--a", " ".join(["dog"] * 40)))
-case("offset past the positions", lambda d: None, ["--b: 3 tokens from position 30", "offset-b + tokens <= 32"],
+case("offset past the positions", lambda d: None, ["--b: 3 tokens from position 30", "allowed: at most 2 tokens from position 30"],
      args=("--offset-b", "30"))
+case("first position past the positions", lambda d: None, ["--b: 3 tokens from position 40", "allowed: a first position below 32"],
+     args=("--offset-b", "40"))
 case("no such folder", lambda d: shutil.rmtree(d), ["No such file"], status=1)
 case("config.json missing", lambda d: os.remove(os.path.join(d, "config.json")), ["config.json", "No such file"], status=1)
 case("--dim with a checkpoint", lambda d: None, ["--dim", "set by the checkpoint"], args=("--dim", "8"))

@@ -53,6 +53,12 @@ check(near(man["max_abs_diff"], 12.536657700122994, 12.5), f"man max_abs_diff {m
 check(res["mean"]["allclose"] is False and res["permutation"] is True, "--json mean and permutation")
 check("output_a" not in res and "sweep" not in res, "--json without --full or --sweep is compact")
 
+# the text table: a line per magnitude, none ending in spaces (a column
+# without its " *" left two)
+text = run("--sweep", "1e-3:10:3").stdout.decode()
+table = text.split("cosine distance by scale")[1].splitlines()[1:]
+check(len(table) == 4 and table[0].split() == ["scale", "mean", "dog", "bites", "man"], f"--sweep's table: {table!r}")
+check(not any(line.endswith(" ") for line in text.splitlines()), f"a --sweep line ends in spaces: {text!r}")
 res = json.loads(run("--json", "--full", "--sweep", "1e-6:10:8", "--b", "man bites cat").stdout)
 check(res["pairs"][0] == {"word": "dog", "index_a": 0, "index_b": None}, f"unpaired dog: {res['pairs'][0]}")
 check(res["unpaired_b"] == [2] and res["permutation"] is False, "cat in B is unpaired; no permutation")
@@ -308,7 +314,7 @@ check(out.returncode == 1 and out.stderr == b"poslab: could not write the output
 # (12 words the model has no token for, " zebra" in 6 pieces each: it said "more than 64 tokens")
 out = run("--model", "checkpoint", "--checkpoint", gpt, "--a", " ".join(["zebra"] * 12))
 check(out.returncode == 2 and out.stderr == b"poslab: --a: 72 tokens from position 0 pass the checkpoint's 16 positions; "
-      b"allowed: offset-a + tokens <= 16\n", f"72 tokens on gpt: {out.stderr!r}")
+      b"allowed: at most 16 tokens from position 0\n", f"72 tokens on gpt: {out.stderr!r}")
 out = run("--tokenize")
 check(out.returncode == 2 and out.stderr == b"poslab: --tokenize needs --checkpoint; allowed: --checkpoint PATH, "
       b"a folder with vocab.json and merges.txt\n", f"--tokenize alone: {out.stderr!r}")

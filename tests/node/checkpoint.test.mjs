@@ -221,3 +221,16 @@ test('a bad file rejects with the CLI\'s line', async () => {
   await assert.rejects(openCheckpoint({ files }),
     { message: `vocab.json: id ${config.vocab_size}; expected ids below config.json's vocab_size ${config.vocab_size}` });
 });
+
+// The limit on where a sentence starts, in words both callers read: the
+// CLI's option is --offset-b, the wrapper's key offset_b.
+test('a sentence past the checkpoint\'s positions: the wrapper\'s message names no CLI option', async () => {
+  const ck = await openCheckpoint({ url: `${dir}/tiny-f32` });
+  try {
+    assert.throws(() => ck.run({ offset_b: 30 }), {
+      message: 'b: 3 tokens from position 30 pass the checkpoint\'s 32 positions; allowed: at most 2 tokens from position 30' });
+    assert.throws(() => ck.run({ offset_b: 40 }), /allowed: a first position below 32$/);
+  } finally {
+    ck.dispose();
+  }
+});
