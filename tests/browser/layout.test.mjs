@@ -298,3 +298,48 @@ test('on a phone the threshold labels cover no curve', async () => {
     await page.close();
   }
 });
+
+// On a phone the panels are moved into the order they are seen in (not
+// styled into it), so Tab goes down the page: each stop at or below the
+// one before (a row's controls share a top). Widened to two columns the
+// model's controls are one block again, and narrowed back, the order holds.
+const tabStopsDown = async (page, stops) => {
+  await page.evaluate(() => { document.activeElement?.blur(); window.scrollTo(0, 0); });
+  const seen = [];
+  for (let k = 0; k < stops; k++) {
+    await page.keyboard.press('Tab');
+    const at = await page.evaluate(() => {
+      const el = document.activeElement;
+      if (el === document.body) return null; // past the last stop
+      return { id: el.id || el.name || el.className || el.tagName, y: Math.round(el.getBoundingClientRect().top + scrollY) };
+    });
+    if (!at) break;
+    seen.push(at);
+  }
+  const back = seen.filter((s, i) => i > 0 && s.y < seen[i - 1].y - 8);
+  assert.deepEqual(back, [], `Tab went up the page: ${seen.map((s) => `${s.id}@${s.y}`).join(' ')}`);
+  return seen;
+};
+test('on a phone Tab goes down the page as the panels are seen, for the head and a trained model; widening and narrowing keeps it', async () => {
+  const page = await site.browser.newPage({ viewport: { width: 375, height: 800 } });
+  await page.goto(`${site.origin}/`);
+  await settled(page);
+  const stops = await tabStopsDown(page, 40);
+  const ids = stops.map((s) => s.id);
+  for (const id of ['sentence-a', 'positions', 'causal', 'plot-word', 'scale-slider'])
+    assert.ok(ids.includes(id), `Tab reaches #${id}: ${ids.join(' ')}`);
+  assert.ok(ids.indexOf('causal') < ids.indexOf('scale-slider'), 'the mask before the magnitude, as on the screen');
+  await page.setViewportSize({ width: 1280, height: 900 });
+  const block = () => page.evaluate(() => ({
+    block: [...document.getElementById('model-block').children].map((e) => e.dataset.group),
+    controls: [...document.querySelector('.controls').children].map((e) => e.dataset.group ?? e.className),
+  }));
+  assert.deepEqual(await block(), { block: ['positions', 'scheme', 'magnitude', 'causal', 'model'], controls: ['words', 'advanced'] });
+  await page.setViewportSize({ width: 375, height: 800 });
+  await tabStopsDown(page, 40);
+  await page.goto(`${site.origin}/#model=gpt`);
+  await page.waitForSelector('#lesson:not([hidden])');
+  await settled(page);
+  await tabStopsDown(page, 60);
+  await page.close();
+});
