@@ -66,6 +66,29 @@ function wire({ store, form, model, page, tourMemory, tourActions, view, urlSync
   for (const radio of document.querySelectorAll('input[name="scheme"]')) {
     radio.addEventListener('change', () => go(update.chooseScheme, radio.value, form));
   }
+  // Files dropped anywhere on the lab go to GPT-2's picker, GPT-2 chosen
+  // first if another model is (else the browser would leave the lab to
+  // show the file); not where a teacher hid the model choice, nor over a
+  // course host's checkpoint folder. The entries are taken while the event
+  // lasts: the picker's code may still be loading.
+  const takesFiles = (e) => {
+    const lab = store.get().lab;
+    return e.dataTransfer?.types.includes('Files') && !lab.checkpoint &&
+      (lab.model === 'gpt2' || !document.querySelector('[data-group="model"]').hidden);
+  };
+  document.addEventListener('dragover', (e) => {
+    if (!takesFiles(e)) return;
+    e.preventDefault();
+    e.dataTransfer.dropEffect = 'copy';
+  });
+  document.addEventListener('drop', (e) => {
+    if (!takesFiles(e)) return;
+    e.preventDefault();
+    const dt = e.dataTransfer;
+    const dropped = { files: [...dt.files], entries: [...dt.items].map((item) => item.webkitGetAsEntry?.()).filter(Boolean) };
+    if (store.get().lab.model !== 'gpt2') go(update.chooseModel, 'gpt2', form);
+    page.dropFiles(dropped);
+  });
   $('scale-slider').addEventListener('input', (e) => go(update.slideScale, Number(e.target.value)));
   $('scale-slider').addEventListener('keydown', (e) => {
     const slider = e.target;

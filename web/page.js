@@ -478,6 +478,7 @@ export function createPage({ doc, form, model, view, tourMemory, urlSync, tourAc
     // The heatmaps' code, before their section is opened (a keyboard user
     // on its summary Tabs on into its controls right after Enter).
     preloadHeatmaps: () => heatmaps.load(),
+    dropFiles: (dropped) => modelFiles.load().then(() => modelFiles.get()?.drop(dropped)),
     // The parts that come after the first render: the panels below the
     // chart, the sweep worker, the chart.
     attach(parts) {

@@ -262,19 +262,19 @@ test('GPT-2 small (548 MB): the bar every 200 ms, the lab answers meanwhile, Can
   await done();
 });
 
-test('files dropped on the page open GPT-2; dropped while another model is chosen, they are left alone', async () => {
-  const folder = checkpoint('gpt2-mini');
-  const { page, done } = await openPage(site.context, site.origin, URL_GPT2);
-  await page.waitForSelector('#model-files .mf-pick');
-  await forgetAll(page);
-  // the student's files, as a drag from the desktop carries them
+// Files dragged from the desktop onto the page: the page takes the drop
+// (else the browser leaves the lab to show the file) and opens them as
+// GPT-2, choosing GPT-2 first when another model is shown, even before
+// the picker's code was ever loaded; not where a teacher hid the model
+// choice.
+const dropOn = async (page, files) => {
   await page.evaluate(() => {
     const input = Object.assign(document.createElement('input'), { type: 'file', multiple: true, id: 'dropped' });
     input.hidden = true;
     document.body.append(input);
   });
-  await page.setInputFiles('#dropped', paths(folder));
-  const drop = () => page.evaluate(() => {
+  await page.setInputFiles('#dropped', files);
+  return page.evaluate(() => {
     const data = new DataTransfer();
     for (const f of document.getElementById('dropped').files) data.items.add(f);
     const over = new DragEvent('dragover', { dataTransfer: data, bubbles: true, cancelable: true });
@@ -282,18 +282,38 @@ test('files dropped on the page open GPT-2; dropped while another model is chose
     document.querySelector('main').dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
     return over.defaultPrevented; // the page takes the drop
   });
-  await page.check('input[name="model"][value="head"]');
-  await page.waitForSelector('#model-files', { state: 'hidden' });
-  assert.equal(await drop(), false, 'the head\'s page leaves a drop to the browser');
-  await page.check('input[name="model"][value="gpt2"]');
-  await page.waitForSelector('#model-files .mf-pick');
-  assert.equal(await page.textContent('#model-files .mf-status'), '', 'nothing was read from the earlier drop');
-  assert.equal(await drop(), true);
-  await bodyHas(page, sig(cli(folder).mean_cosine_similarity));
+};
+test('files dropped on the page open GPT-2, chosen for them if another model is; left alone where the model choice is hidden', async () => {
+  const folder = checkpoint('gpt2-mini');
+  const want = sig(cli(folder).mean_cosine_similarity);
+  const first = await openPage(site.context, site.origin, URL_GPT2);
+  await first.page.waitForSelector('#model-files .mf-pick');
+  await forgetAll(first.page);
+  assert.equal(await dropOn(first.page, paths(folder)), true);
+  await bodyHas(first.page, want);
+  await first.page.waitForFunction(() => /kept on this device \(\d/.test(document.querySelector('#model-files .mf-kept').textContent));
+  await first.page.click('#model-files .mf-forget');
+  await first.page.waitForSelector('#model-files .mf-kept', { state: 'hidden' });
+  await first.done();
+
+  const head = URL_GPT2.replace('&model=gpt2', '');
+  const { page, done } = await openPage(site.context, site.origin, head);
+  await page.waitForSelector('#verdicts .card-verdict');
+  assert.equal(await page.$('#model-files .mf-pick'), null, 'the picker\'s code is not loaded yet');
+  assert.equal(await dropOn(page, paths(folder)), true, 'the head\'s page takes the drop');
+  assert.equal(await page.isChecked('input[name="model"][value="gpt2"]'), true, 'GPT-2 is chosen for the files');
+  await bodyHas(page, want);
+  assert.match(page.url(), /model=gpt2/);
   await page.waitForFunction(() => /kept on this device \(\d/.test(document.querySelector('#model-files .mf-kept').textContent));
   await page.click('#model-files .mf-forget');
   await page.waitForSelector('#model-files .mf-kept', { state: 'hidden' });
   await done();
+
+  const hidden = await openPage(site.context, site.origin, head.replace('/?debug', '/?debug&embed&hide=model'));
+  await hidden.page.waitForSelector('#verdicts .card-verdict');
+  assert.equal(await dropOn(hidden.page, paths(folder)), false, 'with the model choice hidden, the drop is left to the browser');
+  assert.equal(await hidden.page.isChecked('input[name="model"][value="head"]'), true);
+  await hidden.done();
 });
 
 test('a model too large for the browser: the wrapper\'s line, said before anything is allocated', async () => {

@@ -37,8 +37,8 @@ export function advice(message) {
   return '';
 }
 
-// The files of a dropped folder (and its subfolders), with their path.
-async function droppedFiles(items) {
+// The files of dropped folders (and their subfolders), with their path.
+async function droppedFiles(entries) {
   const out = [];
   const walk = async (entry, path) => {
     if (entry.isFile) {
@@ -53,7 +53,6 @@ async function droppedFiles(items) {
       }
     }
   };
-  const entries = [...items].map((item) => item.webkitGetAsEntry?.()).filter(Boolean);
   for (const entry of entries) await walk(entry, '');
   return out;
 }
@@ -206,29 +205,16 @@ export function createModelFiles(doc, lab, rerender) {
     keeping = keeping.then(forgetFiles).then(showKept, (e) => showError(e.message));
     if (fromKept) files = null;
   });
-  // Files dropped anywhere on the page, while GPT-2 is the model.
-  const carriesFiles = (e) => isFilesModel(state) && !container.hidden && e.dataTransfer?.types.includes('Files');
-  doc.addEventListener('dragover', (e) => {
-    if (!carriesFiles(e)) return;
-    e.preventDefault();
-    e.dataTransfer.dropEffect = 'copy';
-  });
-  doc.addEventListener('drop', (e) => {
-    if (!carriesFiles(e)) return;
-    e.preventDefault();
-    const items = e.dataTransfer.items;
-    const hasEntries = items && [...items].some((item) => item.webkitGetAsEntry?.()?.isDirectory);
-    if (!hasEntries) {
-      choose(e.dataTransfer.files);
-      return;
-    }
-    droppedFiles(items).then((found) => {
-      const paths = new Map(found.map(({ file, path }) => [file, path]));
-      choose(found.map(({ file }) => file), (f) => paths.get(f));
-    }, (err) => showError(err.message));
-  });
-
   return {
+    // Files dropped on the page ({files, entries}: main.js takes them
+    // while the event lasts, and chooses GPT-2 first if need be).
+    drop({ files: list, entries }) {
+      if (!entries.some((e) => e.isDirectory)) return choose(list);
+      droppedFiles(entries).then((found) => {
+        const paths = new Map(found.map(({ file, path }) => [file, path]));
+        choose(found.map(({ file }) => file), (f) => paths.get(f));
+      }, (err) => showError(err.message));
+    },
     render(next) {
       state = next;
       const shown = isFilesModel(next);
