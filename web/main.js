@@ -236,7 +236,7 @@ async function start() {
   applyView(view);
   arrangePanels();
   buildSchemeChoices(document);
-  if (view.embed) import('./browser/frame_height.js').then((m) => m.reportHeight()).catch(() => {});
+  if (view.embed) import('./browser/frame.js').then((m) => { m.reportHeight(); m.followView(); }).catch(() => {});
   let lab;
   try {
     lab = await core;

@@ -176,6 +176,52 @@ test('inside a cross-origin iframe the lab renders and responds', async () => {
   await context.close();
 });
 
+// Grown to the lab's height by the snippet's script, the frame is taller
+// than the window, and what the lab fixes to its edges (the result bar, a
+// dialog) would sit at the frame's ends, off screen. The snippet tells the
+// lab which part of the frame is in sight; they stand there.
+test('in a frame grown to the lab\'s height, the result bar and a dialog stand in the part on screen', async () => {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10000);
+  const problems = watch(page, [distOrigin, parent.origin]);
+  await page.goto(`${parent.origin}/course.html`);
+  const frameElement = await page.waitForSelector('iframe');
+  const frame = await frameElement.contentFrame();
+  await settled(frame);
+  await page.waitForFunction(() => document.querySelector('iframe').getBoundingClientRect().height > 1600);
+  // the magnitude in the middle of the window, the verdict cards above it
+  const at = await frame.evaluate(() => document.querySelector('[data-group="magnitude"]').getBoundingClientRect().top);
+  const onPage = async (selector) => {
+    const box = await frameElement.boundingBox();
+    const r = await frame.evaluate((s) => { const b = document.querySelector(s).getBoundingClientRect(); return { top: b.top, bottom: b.bottom }; }, selector);
+    return { top: box.y + r.top, bottom: box.y + r.bottom };
+  };
+  for (const y of [at - 450, at - 300]) {
+    await page.evaluate((y) => window.scrollTo(0, y), y + (await frameElement.boundingBox()).y + await page.evaluate(() => scrollY));
+    await frame.waitForFunction(() => document.getElementById('result-bar').classList.contains('shown'));
+    const cards = await onPage('#verdicts .cards');
+    assert.ok(cards.bottom < 450, `the cards are above the window's middle (${Math.round(cards.bottom)})`);
+    await frame.waitForTimeout(100); // (the page's next frame sends the part in sight)
+    const bar = await onPage('#result-bar');
+    assert.ok(Math.abs(bar.bottom - 900) <= 2 && bar.top > 700, `the bar at the window's foot: ${Math.round(bar.top)}-${Math.round(bar.bottom)}`);
+  }
+  // The snippet lets the frame use the clipboard: the script is copied.
+  await frame.click('#copy-numpy');
+  await frame.waitForFunction(() => /^Copied/.test(document.getElementById('export-status').textContent));
+  // A trained model's script comes in a dialog (it names the model's files).
+  await frame.check('input[name="model"][value="gpt"]');
+  await settled(frame);
+  await page.evaluate(() => window.scrollBy(0, 400));
+  await frame.click('#copy-numpy');
+  await frame.waitForSelector('#numpy-dialog[open]');
+  await frame.waitForTimeout(100);
+  const dialog = await onPage('#numpy-dialog');
+  assert.ok(dialog.top >= 0 && dialog.bottom <= 900, `the dialog in the window: ${Math.round(dialog.top)}-${Math.round(dialog.bottom)}`);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('make dist SITE_URL=... carries the published address: the single file opened from disk frames it', async () => {
   const make = (...more) => spawnSync('make', ['--no-print-directory', '-o', 'site', 'dist', ...more], { cwd: ROOT, encoding: 'utf8', timeout: 600000 });
   assert.notEqual(make('SITE_URL=javascript:alert(1)').status, 0, 'an address that is not http(s) is refused');

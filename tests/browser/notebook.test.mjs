@@ -21,9 +21,11 @@ test('the Jupyter cell frames the HTML snippet\'s view, and the view opens as sh
   const html = await page.inputValue('#embed-code');
   const cell = await page.inputValue('#embed-jupyter');
   const iframeSrc = unescapeAttribute(/ src="([^"]*)"/.exec(html)[1]);
-  const [, literal, width, height] = /^from IPython\.display import IFrame\nIFrame\(("(?:[^"\\]|\\.)*"), width=(.*), height=(.*)\)$/.exec(cell);
+  const [, literal, width, height, extras] = /^from IPython\.display import IFrame\nIFrame\(("(?:[^"\\]|\\.)*"), width=(.*), height=(.*), extras=(.*)\)$/.exec(cell);
   assert.equal(JSON.parse(literal), iframeSrc);
   assert.deepEqual([width, height], ['"100%"', '900']);
+  assert.deepEqual(JSON.parse(extras), ['allow="clipboard-write"'], 'the frame may copy, as the HTML snippet\'s may');
+  assert.match(html, / allow="clipboard-write" /);
   assert.match(iframeSrc, /\?embed=1&hide=intro#a=the\+cat\+sat&b=sat\+the\+cat.*&pos=1&scheme=sinusoidal&scale=0\.001/);
   await page.screenshot({ path: path.join(ARTIFACTS, 'embed-jupyter-375.png'), fullPage: false });
   await page.click('#embed-close');

@@ -22,9 +22,13 @@ writeFileSync(path.join(stub, 'IPython', 'display.py'), [
   'import json',
   'class IFrame:',
   '    def __init__(self, src, width, height, extras=None, **kwargs):',
-  '        print(json.dumps({"src": src, "width": width, "height": height}))',
+  '        print(json.dumps({"src": src, "width": width, "height": height, "extras": extras}))',
   '',
 ].join('\n'));
+
+// The frame may write to the clipboard (the lab's Copy buttons), as the
+// iframe snippet allows.
+const CLIPBOARD = 'allow="clipboard-write"';
 
 // What the cell hands IFrame when Python runs it.
 function runCell(cell) {
@@ -41,8 +45,8 @@ test('a Jupyter cell shows the view\'s link in an IFrame, any character in it in
     'https://x/#a=\'\'\'triple\'\'\'&b=%5Cn\\n\\u0041',
   ];
   for (const src of links) {
-    assert.deepEqual(runCell(jupyterSnippet(src, '100%', '1200')), { src, width: '100%', height: 1200 }, src);
+    assert.deepEqual(runCell(jupyterSnippet(src, '100%', '1200')), { src, width: '100%', height: 1200, extras: [CLIPBOARD] }, src);
   }
-  assert.deepEqual(runCell(jupyterSnippet(links[0], '800', '640')), { src: links[0], width: 800, height: 640 });
+  assert.deepEqual(runCell(jupyterSnippet(links[0], '800', '640')), { src: links[0], width: 800, height: 640, extras: [CLIPBOARD] });
   assert.match(jupyterSnippet(links[0], '100%', '1200'), /^from IPython\.display import IFrame\nIFrame\("https:\/\/lab/);
 });

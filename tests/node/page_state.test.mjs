@@ -262,8 +262,10 @@ test('embed options: ?embed=1&hide=... and a safe snippet', () => {
     'file:///lab/index.html?hide=intro&site=https%3A%2F%2Fc.example%2Fp%2F#a=x');
   const [frame, fit] = iframeSnippet('https://x/?embed=1#a=1&b="<', '100%', '700').split('\n');
   assert.equal(frame,
-    '<iframe src="https://x/?embed=1#a=1&amp;b=&quot;&lt;" width="100%" height="700" title="poslab" loading="lazy" style="border:0" data-poslab></iframe>');
-  // the lines that size the frame: fixed text, nothing from the view in them
-  assert.match(fit, /^<script>addEventListener\("message",.*f\.style\.height=d\.height\+"px".*<\/script>$/);
+    '<iframe src="https://x/?embed=1#a=1&amp;b=&quot;&lt;" width="100%" height="700" title="poslab" loading="lazy" style="border:0" allow="clipboard-write" data-poslab></iframe>');
+  // the lines that size the frame and tell it what is in sight: fixed
+  // text, nothing from the view in them
+  assert.match(fit, /^<script>\(function\(\)\{.*addEventListener\("message",.*f\.style\.height=d\.height\+"px".*<\/script>$/);
+  assert.match(fit, /postMessage\(\{poslab:"view",top:-r\.top,bottom:innerHeight-r\.top\},"\*"\)/);
   assert.equal(iframeSnippet('https://y/', '1', '2').split('\n')[1], fit);
 });

@@ -8,17 +8,26 @@ import { excerpt } from '../app/state.js';
 const attribute = (s) => String(s).replace(/&/g, '&amp;').replace(/"/g, '&quot;')
   .replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-// The lab in a frame posts its height (browser/frame_height.js); these lines
-// on the course page size each poslab frame to it, so that it fits at
-// whatever width the page gives it. Without them (a page that strips
-// scripts) the height attribute stands.
-export const FIT_SCRIPT = '<script>addEventListener("message",function(e){var d=e.data;' +
-  'if(!d||d.poslab!=="height")return;document.querySelectorAll("iframe[data-poslab]").forEach(function(f){' +
-  'if(f.contentWindow===e.source)f.style.height=d.height+"px";});});</script>';
+// The lab in a frame posts its height (browser/frame.js); these lines on
+// the course page size each poslab frame to it, so that it fits at
+// whatever width the page gives it, and tell each frame which part of it
+// is in sight as the page scrolls (inside any scrolling box: the listener
+// captures), where the lab keeps its result bar. Without them (a page that
+// strips scripts) the height attribute stands and the frame scrolls itself.
+export const FIT_SCRIPT = '<script>(function(){var q=0,all=function(){return document.querySelectorAll("iframe[data-poslab]");};' +
+  'function view(){if(q)return;q=requestAnimationFrame(function(){q=0;all().forEach(function(f){var r=f.getBoundingClientRect();' +
+  'if(f.contentWindow)f.contentWindow.postMessage({poslab:"view",top:-r.top,bottom:innerHeight-r.top},"*");});});}' +
+  'addEventListener("message",function(e){var d=e.data;if(!d||d.poslab!=="height")return;all().forEach(function(f){' +
+  'if(f.contentWindow===e.source)f.style.height=d.height+"px";});view();});' +
+  'addEventListener("scroll",view,true);addEventListener("resize",view);})();</script>';
+
+// A frame from another site may not write to the clipboard unless allowed:
+// the lab's Copy buttons (its NumPy script, its link) need it.
+const CLIPBOARD = 'allow="clipboard-write"';
 
 export function iframeSnippet(src, width, height) {
   return `<iframe src="${attribute(src)}" width="${attribute(width)}" height="${attribute(height)}" ` +
-    `title="poslab" loading="lazy" style="border:0" data-poslab></iframe>\n${FIT_SCRIPT}`;
+    `title="poslab" loading="lazy" style="border:0" ${CLIPBOARD} data-poslab></iframe>\n${FIT_SCRIPT}`;
 }
 
 // Where the lab is published, for a page opened from disk or this machine,
@@ -43,7 +52,8 @@ const builtIn = () => document.querySelector('meta[name="poslab-site"]')?.conten
 const python = (value) => (/^\d+$/.test(String(value)) ? String(value) : JSON.stringify(String(value)));
 
 export function jupyterSnippet(src, width, height) {
-  return `from IPython.display import IFrame\nIFrame(${python(src)}, width=${python(width)}, height=${python(height)})`;
+  return `from IPython.display import IFrame\nIFrame(${python(src)}, width=${python(width)}, height=${python(height)}, ` +
+    `extras=[${python(CLIPBOARD)}])`;
 }
 
 // A height that shows the embedded view of a three-word pair without inner
