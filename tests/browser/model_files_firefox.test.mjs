@@ -2,7 +2,8 @@
 // WebDriver BiDi, as firefox.test.mjs drives it): the file input reads a
 // GPT-2-shaped checkpoint, the memory is said first, the page shows the
 // core's figure; a truncated file gives the CLI's line next to the button;
-// Cancel in the middle of GPT-2 small's 548 MB leaves the lab as it was.
+// Cancel in the middle of GPT-2 small's 548 MB leaves the lab as it was,
+// and chosen again, it opens with the core's figure.
 // Run `make site` and `make native`.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -69,7 +70,7 @@ test('Firefox: the files chosen, the memory said first, the core\'s figure; a tr
   assert.deepEqual(site.misses, []);
 });
 
-test('Firefox: Cancel in the middle of GPT-2 small leaves the lab as it was', async () => {
+test('Firefox: Cancel in the middle of GPT-2 small leaves the lab as it was; chosen again, it opens with the core\'s figure', async () => {
   const folder = checkpoint('gpt2-small');
   const { page, problems } = await open();
   const before = await page.evaluate(() => location.hash);
@@ -86,6 +87,13 @@ test('Firefox: Cancel in the middle of GPT-2 small leaves the lab as it was', as
   assert.equal(await page.evaluate(() => location.hash), before);
   const memory = await page.evaluate(() => window.poslabDebug.wasmMemory());
   assert.equal(memory.some((m) => m.what === 'checkpoint'), false, JSON.stringify(memory));
+  // chosen again and read to the end: GPT-2 small open in Firefox, the core's figure
+  await choose(page, paths(folder, FILES));
+  await bodyHas(page, sig(cli(folder).mean_cosine_similarity), 180000);
+  assert.match(await page.$eval('#model-files .mf-status', (e) => e.textContent), /^GPT-2 is open: 12 blocks, 768 wide, 124M parameters/);
+  await page.waitForFunction(() => /kept on this device \(\d/.test(document.querySelector('#model-files .mf-kept').textContent), { timeout: 120000 });
+  await page.click('#model-files .mf-forget');
+  await page.waitForSelector('#model-files .mf-kept', { hidden: true });
   assert.deepEqual(problems, []);
   await page.close();
 });
