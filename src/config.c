@@ -524,6 +524,28 @@ static int parse_sweep(const char *v, double *lo, double *hi, int *count) {
     return 1;
 }
 
+#ifdef POSLAB_CHECKPOINT
+/* The page's names for the models that are checkpoints (its links say
+ * model=gpt), typed where a model is asked for: said as what they are, in
+ * words the CLI's and the wrapper's users both read. POSLAB_OK: not one. */
+static poslab_status refuse_page_model(char *message, size_t size, const char *key, const char *q,
+                                       const char *value) {
+    static const char *const trained[] = {"gpt", "nope", "bag"};
+    for (size_t i = 0; i < sizeof trained / sizeof trained[0]; i++)
+        if (!strcmp(value, trained[i]))
+            return fail(message, size, POSLAB_ERR_INPUT,
+                        "%s: %s is a checkpoint trained here, not a model of its own; allowed: head, transformer, "
+                        "or checkpoint with the folder models/%s/",
+                        key, q, value);
+    if (!strcmp(value, "gpt2"))
+        return fail(message, size, POSLAB_ERR_INPUT,
+                    "%s: %s is a checkpoint (GPT-2's files, from Hugging Face's openai-community/gpt2), not a model "
+                    "of its own; allowed: head, transformer, or checkpoint with the folder of GPT-2's files",
+                    key, q);
+    return POSLAB_OK;
+}
+#endif
+
 /* Parses value into a copy of the row's field(s), so that cfg is
  * untouched on error. */
 static poslab_status parse(poslab_config *cfg, const poslab_option *o, const char *key, const char *value,
@@ -559,6 +581,12 @@ static poslab_status parse(poslab_config *cfg, const poslab_option *o, const cha
     case POSLAB_KIND_CHOICE: {
         int k = 0;
         while (o->value(k) && strcmp(value, o->value(k))) k++;
+#ifdef POSLAB_CHECKPOINT
+        if (!o->value(k) && !strcmp(o->name, "model")) {
+            poslab_status named = refuse_page_model(message, size, key, q, value);
+            if (named != POSLAB_OK) return named;
+        }
+#endif
         if (!o->value(k)) what = USUAL;
         else *(int *)f = k; /* an enum: int-sized, numbered from 0 */
         break;

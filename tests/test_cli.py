@@ -111,6 +111,10 @@ bad = [
     (["--heads", "4"], 'poslab: --heads: "4" does not divide dim 6; allowed: an integer from 1 to 8 that divides dim (1, 2, 3, 6)'),
     (["--heads", "4", "--dim", "8"], None),
     (["--model", "gpt3"], 'poslab: --model: "gpt3" is not a model; allowed: head, transformer, checkpoint'),
+    # the page's names for its checkpoints, typed by habit
+    (["--model", "gpt"], 'poslab: --model: "gpt" is a checkpoint trained here, not a model of its own; allowed: head, transformer, or checkpoint with the folder models/gpt/'),
+    (["--model=bag"], 'poslab: --model: "bag" is a checkpoint trained here, not a model of its own; allowed: head, transformer, or checkpoint with the folder models/bag/'),
+    (["--model", "gpt2"], 'poslab: --model: "gpt2" is a checkpoint (GPT-2\'s files, from Hugging Face\'s openai-community/gpt2), not a model of its own; allowed: head, transformer, or checkpoint with the folder of GPT-2\'s files'),
     (["--layers", "0"], 'poslab: --layers: "0" is out of range; allowed: an integer from 1 to 12'),
     (["--layers", "13"], 'poslab: --layers: "13" is out of range; allowed: an integer from 1 to 12'),
     (["--weight-std", "0"], 'poslab: --weight-std: "0" is out of range; allowed: a finite number above 0, up to 10'),
