@@ -173,6 +173,15 @@ function optionText(row, value) {
   }
 }
 
+// The page's names for its checkpoints (its links write model=gpt), typed
+// where a model is asked for: said as what they are, as the CLI says them.
+// The main module has no checkpoint code, so its table cannot.
+function pageModel(key, name) {
+  const folder = { gpt: 'models/gpt/', nope: 'models/nope/', bag: 'models/bag/', gpt2: "GPT-2's files" }[name];
+  return key === 'model' && folder ? new Error(`model: "${name}" is a checkpoint ${name === 'gpt2' ? '' : 'trained here'}`.trim() +
+    `, not a model of its own; allowed: head, transformer, or checkpoint after lab.openCheckpoint() on ${folder}`) : null;
+}
+
 function sweepText(sweep) {
   if (sweep === undefined || sweep === null || sweep === false) return '';
   if (typeof sweep === 'string') return sweep; // the CLI's LO:HI:COUNT
@@ -233,7 +242,7 @@ class Lab {
         const k = this.string(row.json);
         const v = this.string(text);
         try {
-          if (this.core._poslab_config_set(cfg, k, v, this.message, MESSAGE_BYTES) !== 0) throw this.fail();
+          if (this.core._poslab_config_set(cfg, k, v, this.message, MESSAGE_BYTES) !== 0) throw pageModel(key, text) ?? this.fail();
         } finally {
           this.core._free(k);
           this.core._free(v);

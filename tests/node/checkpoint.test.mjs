@@ -7,7 +7,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { spawnSync, execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { near } from '../near.mjs';
@@ -232,5 +232,35 @@ test('a sentence past the checkpoint\'s positions: the wrapper\'s message names 
     assert.throws(() => ck.run({ offset_b: 40 }), /allowed: a first position below 32$/);
   } finally {
     ck.dispose();
+  }
+});
+
+test('the page\'s model names (model: "gpt", ...) say they are checkpoints, and the advice works', async () => {
+  const lab = await createLab();
+  try {
+    for (const name of ['gpt', 'nope', 'bag']) {
+      assert.throws(() => lab.run({ model: name }), {
+        message: `model: "${name}" is a checkpoint trained here, not a model of its own; allowed: head, transformer, ` +
+          `or checkpoint after lab.openCheckpoint() on models/${name}/` });
+    }
+    assert.throws(() => lab.run({ model: 'gpt2' }), {
+      message: 'model: "gpt2" is a checkpoint, not a model of its own; allowed: head, transformer, or checkpoint after ' +
+        'lab.openCheckpoint() on GPT-2\'s files' });
+    assert.throws(() => lab.run({ model: 'gpt3' }), { message: 'model: "gpt3" is not a model; allowed: head, transformer' });
+    // what it says to do: the site's folder, then model: 'checkpoint'; the CLI's figures
+    const ck = await lab.openCheckpoint({ url: `${root}build/site/models/gpt/` });
+    try {
+      const got = lab.run({ model: 'checkpoint', sentence_a: 'dog bites man', sentence_b: 'man bites dog' });
+      const cli = JSON.parse(execFileSync(`${root}build/native/poslab`, ['--model', 'checkpoint', '--checkpoint',
+        `${root}models/gpt/`, '--a', 'dog bites man', '--b', 'man bites dog', '--json'], { encoding: 'utf8' }));
+      assert.ok(got.mean.cosine_distance > 0, JSON.stringify(got.mean));
+      assert.equal(got.mean.cosine_distance, cli.mean.cosine_distance);
+      assert.deepEqual(got.pairs.map((p) => p.allclose), cli.pairs.map((p) => p.allclose));
+      assert.deepEqual(got.pairs.map((p) => p.word), [" dog", " bites", " man"]);
+    } finally {
+      ck.dispose();
+    }
+  } finally {
+    lab.dispose();
   }
 });
