@@ -230,6 +230,29 @@ for (const [width, height, rate] of [[412, 823, 4], [1280, 900, 1], [1024, 768, 
 // The result bar is fixed to the window's foot; at 375 px its text takes
 // three lines. A field reached with Tab is scrolled into view above it, not
 // under it (the page's scroll padding follows the bar's height).
+// The bar stays shown at the page's foot (the cards are far above): the
+// footer keeps room for it below its last line, which the bar covered for
+// good (1280: the footer's text at 845-867 px, the bar from 837).
+test('scrolled to the end, the footer\'s last line is above the result bar, at 1280 and 375 px', async () => {
+  for (const [width, height] of [[1280, 900], [375, 800]]) {
+    const page = await site.browser.newPage({ viewport: { width, height } });
+    await page.goto(`${site.origin}/#pos=1`);
+    await settled(page);
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await page.waitForTimeout(300); // (the bar shows once the cards leave the window)
+    const at = await page.evaluate(() => {
+      window.scrollTo(0, document.documentElement.scrollHeight);
+      const bar = document.getElementById('result-bar');
+      const range = document.createRange();
+      range.selectNodeContents(document.querySelector('.site-footer'));
+      return { shown: bar.classList.contains('shown'), barTop: bar.getBoundingClientRect().top, text: range.getBoundingClientRect().bottom };
+    });
+    assert.ok(at.shown, `${width}: the bar is shown at the page's end`);
+    assert.ok(at.text <= at.barTop, `${width}: the footer's text ends at ${Math.round(at.text)} px, the bar starts at ${Math.round(at.barTop)} px`);
+    await page.close();
+  }
+});
+
 test('on a phone a field reached with Tab is not under the result bar', async () => {
   const page = await site.browser.newPage({ viewport: { width: 375, height: 740 } });
   await page.goto(`${site.origin}/#model=transformer`);

@@ -486,8 +486,9 @@ test('Copy as NumPy runs under NumPy and matches the page; downloads; thresholds
     // the word's threshold is the range's top, off the plot: the caption says so, and names no dashed line for it
     const hi = thresholdRange(lab.options.limits).hi.toExponential().replace('e+', 'e');
     // (the mean's too: said once for both)
-    assert.match(never.caption, new RegExp(`says True for “man” and for the sentence mean at every magnitude up to ${hi}: it never tells the two apart`));
-    assert.match(never.caption, /says True for “man” and for the sentence mean at every magnitude up to 1e6: it never tells the two apart/);
+    // (past the plot's end: the caption says where the chart stops)
+    assert.match(never.caption, new RegExp(`says True for “man” and for the sentence mean at every magnitude up to ${hi} \\(the chart stops at 1e3\\): it never tells the two apart`));
+    assert.match(never.caption, /says True for “man” and for the sentence mean at every magnitude up to 1e6 \(the chart stops at 1e3\): it never tells the two apart/);
     assert.equal(never.caption.split('np.allclose says').length, 2, never.caption);
     assert.doesNotMatch(never.caption, /these thresholds/);
     // A word whose partner differs anyway: False at every magnitude, and so is the mean.
@@ -657,6 +658,33 @@ test('the story calls a signal faint only at a faint magnitude, and says when th
     // (the core's verdicts these lines are for: man True; the mean False at d 512, True at 1e-9)
     const core = lab.run({ scheme: 'random', ...config });
     assert.deepEqual([core.pairs[2].allclose, core.mean.allclose], [true, config.dim !== 512], hash);
+    const { page, done } = await open(`/${hash}`);
+    await settled(page);
+    assert.equal(await page.textContent('#story'), want);
+    await done();
+  }
+});
+
+// The story gives the reason the numbers have: two sentences with every
+// word in its place agree whatever the magnitude (it blamed the magnitude:
+// "yet at this magnitude np.allclose cannot tell"), and at magnitude 0
+// nothing is added (it said each input "now depends on its position", and
+// for RoPE that "outputs can change").
+test('the story does not blame the magnitude for equal sentences, and says magnitude 0 adds nothing', async () => {
+  const zero = (label) => `Positional information is on (${label} at magnitude 0), but at magnitude 0 it adds nothing: ` +
+    'the outputs are those with positional information off.';
+  for (const [hash, config, want] of [
+    ['#pos=1&scheme=random&scale=0.5&b=dog+bites+man', { scale: 0.5, sentence_b: 'dog bites man' },
+      'Positional information is on (Random stand-in at magnitude 0.5), yet every word of B stands where it stands in A, ' +
+      'so each word gets the same positional signal in both sentences and no magnitude can tell them apart.'],
+    ['#pos=1&scheme=random&scale=0&b=cat+eats+fish', { scale: 0, sentence_b: 'cat eats fish' }, zero('Random stand-in')],
+    ['#pos=1&scheme=rope&scale=0', { scheme: 'rope', scale: 0 }, zero('RoPE')],
+  ]) {
+    // (what the core says there: the mean True for the first and last, as with positions off)
+    const core = lab.run({ scheme: 'random', ...config });
+    const off = lab.run({ ...config, scheme: 'none' });
+    if (config.scale === 0) assert.equal(core.mean.cosine_distance, off.mean.cosine_distance, hash);
+    else assert.equal(core.mean.max_abs_diff, 0, hash);
     const { page, done } = await open(`/${hash}`);
     await settled(page);
     assert.equal(await page.textContent('#story'), want);

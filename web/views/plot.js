@@ -537,7 +537,9 @@ export function createPlot(figure, { maxScale }) {
     const edge = edgeOf(t);
     if (edge === 'low') return `np.allclose says False for ${name} at every magnitude, even the faintest.`;
     if (edge === 'high') {
-      return `np.allclose says True for ${name} at every magnitude up to ${exponentText(maxScale)}: it never tells the two apart.`;
+      // (the search goes to the field's largest magnitude, past the plot's end)
+      const past = maxScale > SWEEP.hi ? ` (the chart stops at ${exponentText(SWEEP.hi)})` : '';
+      return `np.allclose says True for ${name} at every magnitude up to ${exponentText(maxScale)}${past}: it never tells the two apart.`;
     }
     if (again) {
       const [lo, hi] = again;

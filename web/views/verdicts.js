@@ -162,9 +162,20 @@ function story(result, state, wordPair) {
   }
   const scheme = SCHEMES[state.scheme].label;
   const at = `${scheme} at magnitude ${sig(state.scale)}${state.causal ? ', with the causal mask' : ''}`;
+  // (not the magnitude's doing, nor the scheme's: nothing is added)
+  if (state.scale === 0) {
+    return `Positional information is on (${at}), but at magnitude 0 it adds nothing: the outputs are those ` +
+      'with positional information off.';
+  }
   // Relative schemes cannot see a change that keeps every distance, at any magnitude.
   const facts = arrangement(result);
   const how = facts && arrangementWords(facts);
+  // Every word where it stands in A: whatever the scheme gives a position,
+  // it gives both sentences alike (the magnitude is not why they agree).
+  if (facts?.shift === 0) {
+    return `Positional information is on (${at}), yet ${how}, so each word gets the same positional signal in both ` +
+      'sentences and no magnitude can tell them apart.';
+  }
   if (blindTo(state.scheme, facts, state.causal) && SEES[state.scheme]) {
     const kept = facts.shift !== null ? 'every distance and order between words is kept'
       : 'every distance between words is kept';
@@ -219,12 +230,16 @@ function createBar(root) {
   // the bar; at 375 px it takes three): a control focused or scrolled into
   // view stops above the bar, not under it. (scroll-padding is not
   // inherited: setting it restyles the root alone.)
+  // And the footer keeps that much room below it, so that the page's last
+  // line scrolls up out from under the bar.
   const status = root.ownerDocument.getElementById('run-status');
+  const footer = root.ownerDocument.querySelector('.site-footer');
   const html = root.ownerDocument.documentElement;
   if (status && typeof ResizeObserver === 'function') {
     new ResizeObserver(() => {
       const height = Math.ceil(bar.getBoundingClientRect().height);
       status.style.setProperty('--result-bar-height', `${height}px`);
+      footer?.style.setProperty('--result-bar-height', `${height}px`);
       html.style.scrollPaddingBottom = `${height + 16}px`;
     }).observe(bar);
   }
