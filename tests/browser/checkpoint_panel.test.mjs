@@ -14,7 +14,7 @@ import { near } from '../near.mjs';
 
 const { sig } = await import(`${ROOT}web/app/format.js`);
 const { SWEEP, thresholdSearch, thresholdRange } = await import(`${ROOT}web/app/sweep.js`);
-const { rightAnswer, QUESTIONS } = await import(`${ROOT}web/teach/lesson.js`);
+const { rightAnswer, QUESTIONS, probability } = await import(`${ROOT}web/teach/lesson.js`);
 const { figureText } = await import(`${ROOT}web/views/verdicts.js`).catch(() => ({}));
 const site = useSite();
 
@@ -128,7 +128,7 @@ async function matchesCli(page, name, switches) {
   // the checkpoint's own section: tokens with ids, exercise 2's figure, the answers
   assert.ok(got.ck.includes(`A${want.tokens_a.map((t) => `${t.text.replace(/ /g, '␣')}${t.id}`).join('')}`), got.ck.join('\n'));
   assert.ok(got.ck.includes(`cosine similarity of the mean last hidden state${sig(want.mean_cosine_similarity)}`), got.ck.join('\n'));
-  assert.ok(got.ck.includes(`after A${want.next_a[0].text.trim()}p ${sig(want.next_a[0].probability, 3)}${wantedMarks(want)[0]}`), got.ck.join('\n'));
+  assert.ok(got.ck.includes(`after A${want.next_a[0].text.trim()}p ${probability(want.next_a[0].probability)}${wantedMarks(want)[0]}`), got.ck.join('\n'));
 
   // the chart: both curves are the CLI's sweep, point by point
   if (switches.positions) {

@@ -18,7 +18,7 @@ import { ROOT, SITE, MIME, isSettled } from './harness.mjs';
 
 const { createLab } = await import(`${ROOT}build/site/poslab.js`);
 const { sig } = await import(`${ROOT}web/app/format.js`);
-const { rightAnswer } = await import(`${ROOT}web/teach/lesson.js`);
+const { rightAnswer, probability } = await import(`${ROOT}web/teach/lesson.js`);
 
 const WATCHER = '/__problems.js';
 const WATCHER_JS = `(() => {
@@ -410,7 +410,7 @@ export async function trainedModels(driver, { origin, misses }) {
     // (A asks who bites: the answer is marked right or wrong)
     const answerA = want.next_a[0].text.trim();
     const mark = answerA === rightAnswer(A) ? '✓ right' : `✗ (right: ${rightAnswer(A)})`;
-    assert.ok(text.includes(`after A${answerA}p ${sig(want.next_a[0].probability, 3)}${mark}`), `${model}: ${text}`);
+    assert.ok(text.includes(`after A${answerA}p ${probability(want.next_a[0].probability)}${mark}`), `${model}: ${text}`);
     seenTexts[model] = shown.map((r) => r.allclose).join(' ');
     const problems = await driver.run('return window.__problems ?? null');
     assert.deepEqual([...problems, ...(await driver.problems())], [],

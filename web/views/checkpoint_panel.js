@@ -9,7 +9,7 @@ import { TRAINED_AS, TRAINED_MODELS, tokenName } from '../app/state.js';
 import { sig, grouped } from '../app/format.js';
 import { setText, setHidden, setChecked, setAttr, el } from './dom.js';
 import { track } from '../browser/loading.js';
-import { questionsFor, asking, rightAnswer, questionLike } from '../teach/lesson.js';
+import { questionsFor, asking, rightAnswer, questionLike, probability } from '../teach/lesson.js';
 import { NOUNS, VERBS } from '../teach/world.js';
 
 // Each model's line under its choice, shown when it is chosen (the page's
@@ -167,7 +167,7 @@ export function createCheckpointView(doc, { model, form, store, render, set, sho
 
   function saysProbabilities(result, state) {
     const shown = TRAINED_MODELS.includes(state.model) ? 1 : 5;
-    const probabilities = [...result.next_a.slice(0, shown), ...result.next_b.slice(0, shown)].map((t) => `p ${sig(t.probability, 3)}`);
+    const probabilities = [...result.next_a.slice(0, shown), ...result.next_b.slice(0, shown)].map((t) => `p ${probability(t.probability)}`);
     says.querySelectorAll('.ck-prob').forEach((node, k) => setText(node, probabilities[k]));
   }
 

@@ -152,7 +152,8 @@ export function createModelFiles(doc, lab, rerender) {
           shownAt = now;
           setAttr(progress, 'max', String(p.total));
           setAttr(progress, 'value', String(p.loaded));
-          setText(status, `Reading ${MB(p.loaded)} of ${MB(p.total)}: ${memory}.`);
+          // (the weights' bytes, not the files': a file may hold tensors that are not read, such as stored masks)
+          setText(status, `Reading the weights, ${MB(p.loaded)} of ${MB(p.total)}: ${memory}.`);
         },
       });
     } catch (e) {
