@@ -161,6 +161,9 @@ function shadePlugin(shade, layer) {
       ctx.textBaseline = 'top';
       const curves = shade.thresholds?.length ? curvePixels(chart) : { x: [], ys: [] };
       const height = shade.fontSize + 6, row = shade.fontSize + 10;
+      // every dashed line: a label may not sit on another's line either
+      const lines = (shade.thresholds ?? []).filter(({ value }) => value >= SWEEP.lo && value <= SWEEP.hi)
+        .map(({ value }) => x.getPixelForValue(value));
       this.labelBoxes = [];
       (shade.thresholds ?? []).forEach(({ value, color, who }, k) => {
         if (!(value >= SWEEP.lo && value <= SWEEP.hi)) return; // off the plotted range: the caption says it
@@ -176,16 +179,25 @@ function shadePlugin(shade, layer) {
         const width = ctx.measureText(label).width + 8;
         const at = (top, right) => {
           const left = right ? px + 4 : px - 4 - width;
-          return { label, left, top, right: left + width, bottom: top + height };
+          return { label, left, top, right: left + width, bottom: top + height, line: px };
         };
         const inside = (b) => b.left >= area.left && b.right <= area.right && b.bottom <= area.bottom;
         const free = (b) => inside(b) && !this.labelBoxes.some((o) => o.left < b.right && b.left < o.right && o.top < b.bottom && b.top < o.bottom) &&
-          !curvesMeetBox(curves, b, 3);
+          !lines.some((lx) => lx !== px && lx > b.left - 2 && lx < b.right + 2) && !curvesMeetBox(curves, b, 3);
+        // Two lines closer than a label is wide (at 375 px the word's and
+        // the mean's, 11 px apart): past the other line, where its colour
+        // still says whose it is.
+        const past = (top) => {
+          const crossed = lines.filter((lx) => lx > px && lx < px + width + 6);
+          if (!crossed.length) return null;
+          const left = Math.max(...crossed) + 4;
+          return { label, left, top, right: left + width, bottom: top + height, line: px };
+        };
         const first = area.top + 24 + k * row;
         const fallback = at(first, px + 4 + width < area.right);
         let box = null;
         for (let top = first; !box && top + height <= area.bottom; top += row / 2) {
-          box = [at(top, true), at(top, false)].find(free) ?? null;
+          box = [at(top, true), at(top, false), past(top)].find((b) => b && free(b)) ?? null;
         }
         box ??= fallback;
         ctx.fillStyle = shade.background;
