@@ -190,6 +190,13 @@ test('on a phone: the heatmap says it scrolls, the block chart\'s labels are 11 
   await page.waitForTimeout(300);
   const sizes = await page.$$eval('.bl-tick, .bl-axis', (ticks) => ticks.map((t) => t.getBoundingClientRect().height));
   assert.ok(sizes.length > 5 && Math.min(...sizes) >= 11, `tick labels ${Math.min(...sizes)} px high`);
+  // the y labels in the magnitude chart's notation (10⁻⁴, not 1e-4), the top one not cut by the chart's edge
+  const ys = await page.$$eval('.bl-tick[text-anchor="end"]', (ticks) => ticks.map((t) => {
+    const box = t.getBoundingClientRect(), frame = t.ownerSVGElement.getBoundingClientRect();
+    return { text: t.textContent, inside: box.top >= frame.top && box.bottom <= frame.bottom };
+  }));
+  assert.deepEqual(ys.map((t) => t.text), ['10⁻¹⁶', '10⁻¹²', '10⁻⁸', '10⁻⁴', '1']);
+  assert.ok(ys.every((t) => t.inside), JSON.stringify(ys));
   await page.close();
 });
 

@@ -4,7 +4,7 @@
 // True, so colour is never the only signal), the same figures as a table
 // (its text alternative), and what they say in words (teach/blocks_story.js).
 // An SVG styled from the page's CSS, so dark mode and 375 px just work.
-import { sig } from '../app/format.js';
+import { sig, powerOfTen } from '../app/format.js';
 import { blockSeries, blocksStory } from '../teach/blocks_story.js';
 import { tokenName } from '../app/state.js';
 import { setText, setAttr, el } from './dom.js';
@@ -12,7 +12,7 @@ import { h } from './markup.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 // The SVG's own coordinates (its viewBox): room for the labels.
-const BOX = { width: 360, height: 170, left: 46, right: 12, top: 10, bottom: 30 };
+const BOX = { width: 360, height: 170, left: 46, right: 12, top: 16, bottom: 30 };
 // Cosine distances of 0 or tiny negatives (rounding) are drawn on the floor.
 const FLOOR_EXP = -17;
 const TOP_EXP = 0.4; // a cosine distance is at most 2
@@ -98,7 +98,7 @@ export function createBlocks(root) {
     for (const exp of TICKS) {
       const y = yOf(10 ** exp);
       parts.push(svg('line', { class: 'bl-grid', x1: BOX.left, x2: BOX.width - BOX.right, y1: y, y2: y }));
-      parts.push(svg('text', { class: 'bl-tick', x: BOX.left - 4, y: y + 3.5, 'text-anchor': 'end' }, exp === 0 ? '1' : `1e${exp}`));
+      parts.push(svg('text', { class: 'bl-tick', x: BOX.left - 4, y: y + 3.5, 'text-anchor': 'end' }, powerOfTen(exp)));
     }
     // Every label when they fit; at 12 blocks every other one, and the output.
     const step = n > 9 ? 2 : 1;
