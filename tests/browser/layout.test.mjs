@@ -260,6 +260,56 @@ test('scrolled to the end, the footer\'s last line is above the result bar, at 1
   }
 });
 
+// The magnitude's labels over the slider stand over the thumb at their
+// values: spread out by space-between, the thumb at 10⁻³ was 13 px left of
+// its label (the thumb travels the slider's width less its own). Read from
+// the pixels: the thumb is the narrowest run of coloured pixels in any row.
+test('the magnitude slider\'s labels stand over the thumb at their values, at 1280 and 375 px', async () => {
+  const values = [-9, -6, -3, 0, 3];
+  for (const width of [1280, 375]) {
+    const page = await site.browser.newPage({ viewport: { width, height: 900 } });
+    await page.goto(`${site.origin}/#pos=1`);
+    await settled(page);
+    await page.locator('#scale-slider').scrollIntoViewIfNeeded();
+    for (const [k, v] of values.entries()) {
+      await page.evaluate((v) => {
+        const s = document.getElementById('scale-slider');
+        s.value = String(v);
+        s.dispatchEvent(new Event('input', { bubbles: true }));
+      }, v);
+      await page.waitForTimeout(50);
+      const box = await page.locator('#scale-slider').boundingBox();
+      const png = await page.screenshot({ clip: box });
+      const thumb = await page.evaluate(async ({ b64, w }) => {
+        const img = new Image();
+        img.src = `data:image/png;base64,${b64}`;
+        await img.decode();
+        const c = Object.assign(document.createElement('canvas'), { width: img.width, height: img.height });
+        const ctx = c.getContext('2d');
+        ctx.drawImage(img, 0, 0);
+        const data = ctx.getImageData(0, 0, c.width, c.height).data;
+        const scale = c.width / w;
+        let best = null;
+        for (let y = 0; y < c.height; y++) {
+          const xs = [];
+          for (let x = 0; x < c.width; x++) {
+            const i = (y * c.width + x) * 4;
+            if (Math.max(data[i], data[i + 1], data[i + 2]) - Math.min(data[i], data[i + 1], data[i + 2]) > 60) xs.push(x);
+          }
+          if (xs.length > 3 * scale && (!best || xs.length < best.n)) best = { n: xs.length, mid: (xs[0] + xs.at(-1)) / 2 / scale };
+        }
+        return best?.mid;
+      }, { b64: png.toString('base64'), w: box.width });
+      const label = await page.evaluate((k) => {
+        const r = document.querySelectorAll('.slider-ticks span')[k].getBoundingClientRect();
+        return r.left + r.width / 2;
+      }, k);
+      assert.ok(Math.abs(box.x + thumb - label) <= 2, `${width} px, ${v}: thumb at ${(box.x + thumb).toFixed(1)}, label at ${label.toFixed(1)}`);
+    }
+    await page.close();
+  }
+});
+
 test('on a phone a field reached with Tab is not under the result bar', async () => {
   const page = await site.browser.newPage({ viewport: { width: 375, height: 740 } });
   await page.goto(`${site.origin}/#model=transformer`);
