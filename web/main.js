@@ -248,18 +248,10 @@ async function start() {
   const form = createStateForm(lab.options, { tourSteps: TOUR_STEPS });
   const model = new Model(lab, form);
   let settled = false; // recalibrated (for ?debug)
-  // ?debug lets a test watch the size of the WebAssembly memory and the
-  // heap's bytes in use (numbers; the heap itself stays inside poslab.js),
-  // and count the transformer's runs.
+  // (?debug: what a test watches, browser/debug.js)
   if (new URLSearchParams(window.location.search).has('debug')) {
-    window.poslabDebug = Object.freeze({ memoryBytes: () => lab.memoryBytes(), heapBytesInUse: () => lab.heapBytesInUse(),
-      // the transformer's runs in the worker: {asked, finished, dropped}
-      transformerRuns: () => page.runStats(),
-      // where the chart's sweeps were computed, what calibrate() measured,
-      // and how much later than their own time the workers' last sweep came back
-      sweeps: () => ({ ...model.swept, calibration: model.calibration, settled, workerWaitMs: model.workerWaitMs }),
-      // every copy of the core, the workers' too: a promise of [{what, bytes, heap}]
-      wasmMemory: () => import('./browser/memory_report.js').then(({ wasmMemory }) => wasmMemory(page.copies())) });
+    const { exposeDebug } = await import('./browser/debug.js');
+    exposeDebug({ lab, model, page: () => page, settled: () => settled });
   }
   const tourMemory = createTourMemory(TOUR_STEPS);
   const tour = tourSteps();

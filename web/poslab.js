@@ -177,9 +177,9 @@ function optionText(row, value) {
 // where a model is asked for: said as what they are, as the CLI says them.
 // The main module has no checkpoint code, so its table cannot.
 function pageModel(key, name) {
-  const folder = { gpt: 'models/gpt/', nope: 'models/nope/', bag: 'models/bag/', gpt2: "GPT-2's files" }[name];
-  return key === 'model' && folder ? new Error(`model: "${name}" is a checkpoint ${name === 'gpt2' ? '' : 'trained here'}`.trim() +
-    `, not a model of its own; allowed: head, transformer, or checkpoint after lab.openCheckpoint() on ${folder}`) : null;
+  const trained = ['gpt', 'nope', 'bag'].includes(name);
+  return key === 'model' && (trained || name === 'gpt2') ? new Error(`model: "${name}" is a checkpoint${trained ? ' trained here' : ''}` +
+    `, not a model of its own; allowed: head, transformer, or checkpoint after lab.openCheckpoint() on ${trained ? `models/${name}/` : "GPT-2's files"}`) : null;
 }
 
 function sweepText(sweep) {

@@ -301,7 +301,9 @@ test('the magnitude slider\'s labels stand over the thumb at their values, at 12
         return best?.mid;
       }, { b64: png.toString('base64'), w: box.width });
       const label = await page.evaluate((k) => {
-        const r = document.querySelectorAll('.slider-ticks span')[k].getBoundingClientRect();
+        const range = document.createRange();
+        range.selectNodeContents(document.querySelectorAll('.slider-ticks span')[k]); // (the text, not its box)
+        const r = range.getBoundingClientRect();
         return r.left + r.width / 2;
       }, k);
       assert.ok(Math.abs(box.x + thumb - label) <= 2, `${width} px, ${v}: thumb at ${(box.x + thumb).toFixed(1)}, label at ${label.toFixed(1)}`);
