@@ -285,6 +285,18 @@ export async function walk(driver, { origin, misses, shots }) {
   // Typed key by key, A passed through "d": the chart still follows the last word.
   assert.equal(await driver.run("return document.querySelector('#card-word .card-word').textContent"), '“postman”');
 
+  // Under a dialog the fixed result bar is hidden: WebKit drew it over the
+  // dialog's backdrop, undimmed.
+  await step('dialog', async () => {
+    await driver.run('window.scrollTo(0, document.documentElement.scrollHeight); return true');
+    await until(driver, "return document.getElementById('result-bar').classList.contains('shown')", 'the result bar');
+    await driver.click('#embed-open');
+    await until(driver, "return document.querySelector('dialog[open]') !== null", 'the Embed dialog');
+    await until(driver, "return getComputedStyle(document.getElementById('result-bar')).visibility === 'hidden'", 'the bar hidden under the dialog');
+    await driver.run("document.querySelector('dialog[open]').close(); return true");
+    await until(driver, "return getComputedStyle(document.getElementById('result-bar')).visibility === 'visible'", 'the bar back');
+  });
+
   // The problems of this page load, before the next one replaces it.
   const seen = await driver.run('return window.__problems ?? null');
   assert.ok(Array.isArray(seen), 'the problem watcher did not run');
