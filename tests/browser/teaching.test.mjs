@@ -670,8 +670,8 @@ test('the story calls a signal faint only at a faint magnitude, and says when th
 // "yet at this magnitude np.allclose cannot tell"), and at magnitude 0
 // nothing is added (it said each input "now depends on its position", and
 // for RoPE that "outputs can change").
-test('the story does not blame the magnitude for equal sentences, and says magnitude 0 adds nothing', async () => {
-  const zero = (label) => `Positional information is on (${label} at magnitude 0), but at magnitude 0 it adds nothing: ` +
+test('the story does not blame the magnitude for equal sentences, and says magnitude 0 has no effect', async () => {
+  const zero = (label) => `Positional information is on (${label} at magnitude 0), but at magnitude 0 it has no effect: ` +
     'the outputs are those with positional information off.';
   for (const [hash, config, want] of [
     ['#pos=1&scheme=random&scale=0.5&b=dog+bites+man', { scale: 0.5, sentence_b: 'dog bites man' },

@@ -162,9 +162,9 @@ function story(result, state, wordPair) {
   }
   const scheme = SCHEMES[state.scheme].label;
   const at = `${scheme} at magnitude ${sig(state.scale)}${state.causal ? ', with the causal mask' : ''}`;
-  // (not the magnitude's doing, nor the scheme's: nothing is added)
+  // (no scheme does anything at 0: nothing added, nothing turned, no bias)
   if (state.scale === 0) {
-    return `Positional information is on (${at}), but at magnitude 0 it adds nothing: the outputs are those ` +
+    return `Positional information is on (${at}), but at magnitude 0 it has no effect: the outputs are those ` +
       'with positional information off.';
   }
   // Relative schemes cannot see a change that keeps every distance, at any magnitude.
