@@ -161,12 +161,14 @@ function shadePlugin(shade, layer) {
       ctx.textBaseline = 'top';
       const curves = shade.thresholds?.length ? curvePixels(chart) : { x: [], ys: [] };
       const height = shade.fontSize + 6, row = shade.fontSize + 10;
+      // (off the plotted range, a threshold has no line: the caption says it)
+      const plotted = ({ value }) => value >= SWEEP.lo && value <= SWEEP.hi;
       // every dashed line: a label may not sit on another's line either
-      const lines = (shade.thresholds ?? []).filter(({ value }) => value >= SWEEP.lo && value <= SWEEP.hi)
-        .map(({ value }) => x.getPixelForValue(value));
+      const lines = (shade.thresholds ?? []).filter(plotted).map(({ value }) => x.getPixelForValue(value));
       this.labelBoxes = [];
-      (shade.thresholds ?? []).forEach(({ value, color, who }, k) => {
-        if (!(value >= SWEEP.lo && value <= SWEEP.hi)) return; // off the plotted range: the caption says it
+      (shade.thresholds ?? []).forEach((threshold, k) => {
+        if (!plotted(threshold)) return;
+        const { value, color, who } = threshold;
         const px = x.getPixelForValue(value);
         verticalLine(ctx, area, px, { color, width: 2, dash: [6, 4] });
         // The label beside the line, inside the plot, one row per curve,
@@ -177,22 +179,16 @@ function shadePlugin(shade, layer) {
         const short = `≈ ${sig(value, 2)}`, long = `${who} ${short}`;
         const label = ctx.measureText(long).width + 8 > 0.3 * area.width ? short : long;
         const width = ctx.measureText(label).width + 8;
-        const at = (top, right) => {
-          const left = right ? px + 4 : px - 4 - width;
-          return { label, left, top, right: left + width, bottom: top + height, line: px };
-        };
+        const boxAt = (left, top) => ({ label, left, top, right: left + width, bottom: top + height, line: px });
+        const at = (top, right) => boxAt(right ? px + 4 : px - 4 - width, top);
         const inside = (b) => b.left >= area.left && b.right <= area.right && b.bottom <= area.bottom;
         const free = (b) => inside(b) && !this.labelBoxes.some((o) => o.left < b.right && b.left < o.right && o.top < b.bottom && b.top < o.bottom) &&
           !lines.some((lx) => lx !== px && lx > b.left - 2 && lx < b.right + 2) && !curvesMeetBox(curves, b, 3);
         // Two lines closer than a label is wide (at 375 px the word's and
         // the mean's, 11 px apart): past the other line, where its colour
         // still says whose it is.
-        const past = (top) => {
-          const crossed = lines.filter((lx) => lx > px && lx < px + width + 6);
-          if (!crossed.length) return null;
-          const left = Math.max(...crossed) + 4;
-          return { label, left, top, right: left + width, bottom: top + height, line: px };
-        };
+        const crossed = lines.filter((lx) => lx > px && lx < px + width + 6);
+        const past = (top) => (crossed.length ? boxAt(Math.max(...crossed) + 4, top) : null);
         const first = area.top + 24 + k * row;
         const fallback = at(first, px + 4 + width < area.right);
         let box = null;
