@@ -19,7 +19,33 @@ import { passSteps, nextSteps } from '../checkpoint_steps.mjs';
 const { SWEEP, thresholdSearch, thresholdRange } = await import(`${ROOT}web/app/sweep.js`);
 const { STEP_SLICE_MS } = await import(`${ROOT}web/app/checkpoint_model.js`);
 const { createLab } = await import(`${ROOT}build/site/poslab.js`);
-const site = useSite({ context: {} });
+const site = useSite();
+
+// The page on the slow checkpoint, opened from its files through the file
+// picker, in a browser context of its own: the other test's page keeps the
+// files on the device (OPFS) as it closes, and a page opened into that
+// would start reading the kept copy by itself. Each test starts from none.
+// On a timeout the error says where the read stood.
+async function openFromFiles(folder, hash) {
+  const context = await site.browser.newContext();
+  const { page, done } = await openPage(context, site.origin, `/?debug#${hash}`);
+  await page.waitForSelector('#model-files .mf-pick');
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('#model-files .mf-pick')]);
+  // its first chart (121 magnitudes, a pass of both sentences each) takes
+  // seconds, more on a busy machine
+  page.setDefaultTimeout(180000);
+  await chooser.setFiles(FILES.map((f) => path.join(folder, f)));
+  await page.waitForFunction(() => /GPT-2 is open/.test(document.querySelector('#model-files .mf-status')?.textContent),
+    null, { timeout: 120000 }).catch(async (e) => {
+    const where = await page.evaluate(() => ['.mf-status', '.mf-error', 'progress'].map((s) => {
+      const e = document.querySelector(`#model-files ${s}`);
+      return `${s}: ${e?.hidden ? '(hidden) ' : ''}${s === 'progress' ? `${e?.value} of ${e?.max}` : e?.textContent}`;
+    }).join('; '));
+    throw new Error(`${e.message}; the page: ${where}`);
+  });
+  await settled(page);
+  return { context, page, async done() { try { await done(); } finally { await context.close(); } } };
+}
 
 const A = 'dog bites man . who bites ?';
 const B = 'man bites dog . who bites ?';
@@ -105,17 +131,7 @@ test('a slow checkpoint\'s threshold: steps no longer than a slice or so, the nu
   // one to begin, then a pass of each sentence a probe: a search of about ten probes
   assert.ok(count > 100 && (count - 1) % (2 * passSteps(ck)) === 0, `${count} steps`);
 
-  const { page, done } = await openPage(site.context, site.origin,
-    `/?debug#a=${encodeURIComponent(A)}&b=${encodeURIComponent(B)}&model=gpt2&causal=0`);
-  await page.waitForSelector('#model-files .mf-pick');
-  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('#model-files .mf-pick')]);
-  // its first chart (121 magnitudes, a pass of both sentences each) takes
-  // seconds, more on a busy machine
-  page.setDefaultTimeout(180000);
-  await chooser.setFiles(FILES.map((f) => path.join(folder, f)));
-  await page.waitForFunction(() => /GPT-2 is open/.test(document.querySelector('#model-files .mf-status')?.textContent),
-    null, { timeout: 120000 });
-  await settled(page);
+  const { page, done } = await openFromFiles(folder, `a=${encodeURIComponent(A)}&b=${encodeURIComponent(B)}&model=gpt2&causal=0`);
   assert.equal(await page.isChecked('#causal'), false, 'the mask is off, as the link says');
 
   // another word to follow: its threshold is all the page computes (the
@@ -180,16 +196,8 @@ test('a slow checkpoint\'s chart: its sweep points in steps, no task as long as 
   assert.equal(pass, 3 * L);
   assert.equal(count, 1 + SWEEP.count * 2 * pass + 2 * pass + 2 * nextSteps(ck) - 1, `${count} steps: a third of a block of one sentence each`);
 
-  const { page, done } = await openPage(site.context, site.origin,
-    `/?debug#a=${encodeURIComponent(A)}&b=${encodeURIComponent(B)}&model=gpt2&causal=0`);
-  await page.waitForSelector('#model-files .mf-pick');
-  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('#model-files .mf-pick')]);
-  page.setDefaultTimeout(180000);
-  await chooser.setFiles(FILES.map((f) => path.join(folder, f)));
-  await page.waitForFunction(() => /GPT-2 is open/.test(document.querySelector('#model-files .mf-status')?.textContent),
-    null, { timeout: 120000 });
-  await settled(page);
-  const browser = site.context.browser();
+  const { page, done } = await openFromFiles(folder, `a=${encodeURIComponent(A)}&b=${encodeURIComponent(B)}&model=gpt2&causal=0`);
+  const browser = site.browser;
   await browser.startTracing(page, { categories: ['toplevel'] });
   const started = Date.now();
   await page.fill('#sentence-a', A2);
