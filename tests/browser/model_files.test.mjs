@@ -77,6 +77,11 @@ test('the files chosen: memory said first, the core\'s figure, kept for a reload
   // kept on the device, then a reload opens it with no file asked for
   await page.waitForFunction(() => /kept on this device \(\d/.test(document.querySelector('#model-files .mf-kept').textContent));
   assert.deepEqual(await kept(page), ['poslab-gpt2']);
+  // at 1280 px the file picker and the kept line make the model's column
+  // tall: the magnitude still stands right under the scheme it scales
+  const gap = await page.evaluate(() => document.querySelector('[data-group="magnitude"]').getBoundingClientRect().top -
+    Math.max(...[...document.querySelector('[data-group="scheme"]').children].map((e) => e.getBoundingClientRect().bottom)));
+  assert.ok(gap >= 0 && gap < 20, `${gap} px between the scheme's choices and the magnitude`);
   let chooserOpened = false;
   page.on('filechooser', () => { chooserOpened = true; });
   await page.reload();
