@@ -385,6 +385,38 @@ test('on a phone the threshold labels cover no curve and no other threshold\'s l
   }
 });
 
+// The current magnitude's dotted line leaves the rounding band's label
+// whole (at 375 px the marker at 0.5 ran between "rounding" and "level"):
+// the canvas's pixels in the label's rows at the marker's x are the same
+// with the marker there and with it moved away, while above the label they
+// are not (the marker is drawn there).
+test('on a phone the current magnitude\'s line does not cross the words "rounding level"', async () => {
+  const page = await site.browser.newPage({ viewport: { width: 375, height: 800 } });
+  await page.goto(`${site.origin}/#pos=1`);
+  await page.waitForSelector('html[data-ready="true"]');
+  await settled(page);
+  const column = () => page.evaluate(() => {
+    const chart = window.Chart.getChart(document.querySelector('#chart'));
+    const ratio = chart.canvas.width / chart.width;
+    const x = Math.round(chart.scales.x.getPixelForValue(0.5) * ratio);
+    const band = Math.round(chart.scales.y.getPixelForValue(1e-15) * ratio);
+    const font = Number.parseFloat(getComputedStyle(document.querySelector('#plot')).fontSize) || 13;
+    const rows = (from, to) => [...chart.canvas.getContext('2d').getImageData(x - 1, from, 3, to - from).data].join();
+    // the label's rows (its text stands on the band's top edge), and rows well above it
+    return { label: rows(band - Math.round((font + 2) * ratio), band - Math.round(2 * ratio)), above: rows(band - Math.round(60 * ratio), band - Math.round(40 * ratio)),
+      inLabel: (() => { const ctx = chart.canvas.getContext('2d'); ctx.save(); ctx.font = `${font}px sans-serif`;
+        const w = ctx.measureText('rounding level').width; ctx.restore(); return x / ratio > chart.chartArea.right - 6 - w; })() };
+  });
+  const at = await column();
+  assert.ok(at.inLabel, 'at 375 px the marker at 0.5 stands under the label (else this test shows nothing)');
+  await page.fill('#scale-text', '1e-6');
+  await settled(page);
+  const away = await column();
+  assert.notEqual(at.above, away.above, 'the marker is drawn above the label');
+  assert.equal(at.label, away.label, 'the marker is not drawn through the label');
+  await page.close();
+});
+
 // On a phone the panels are moved into the order they are seen in (not
 // styled into it), so Tab goes down the page: each stop at or below the
 // one before (a row's controls share a top). Widened to two columns the

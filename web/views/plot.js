@@ -29,13 +29,18 @@ function clipToArea(ctx, area) {
   ctx.clip();
 }
 
-// A full-height line at x pixel px of the plot area.
-function verticalLine(ctx, area, px, { color, width, dash = [] }) {
+// A full-height line at x pixel px of the plot area, broken where it would
+// cross the box `clear` ([left, top, right, bottom]: the rounding band's label).
+function verticalLine(ctx, area, px, { color, width, dash = [], clear }) {
   ctx.strokeStyle = color;
   ctx.lineWidth = width;
   ctx.setLineDash(dash);
   ctx.beginPath();
   ctx.moveTo(px, area.top);
+  if (clear && px > clear[0] && px < clear[2]) {
+    ctx.lineTo(px, clear[1]);
+    ctx.moveTo(px, clear[3]);
+  }
   ctx.lineTo(px, area.bottom);
   ctx.stroke();
 }
@@ -142,6 +147,9 @@ function shadePlugin(shade, layer) {
     ctx.textAlign = 'right';
     ctx.textBaseline = 'bottom';
     ctx.fillText(shade.roundingLabel, area.right - 6, bandTop - 3);
+    // (the marker and the thresholds' lines leave its words whole: at 375 px
+    // the marker at 1 ran between "rounding" and "level")
+    shade.clear = [area.right - 10 - ctx.measureText(shade.roundingLabel).width, bandTop - 5 - shade.fontSize, area.right - 2, bandTop - 1];
     ctx.restore();
   }
   return {
@@ -170,7 +178,7 @@ function shadePlugin(shade, layer) {
         if (!plotted(threshold)) return;
         const { value, color, who } = threshold;
         const px = x.getPixelForValue(value);
-        verticalLine(ctx, area, px, { color, width: 2, dash: [6, 4] });
+        verticalLine(ctx, area, px, { color, width: 2, dash: [6, 4], clear: shade.clear });
         // The label beside the line, inside the plot, one row per curve,
         // lower while a curve or an earlier label is in the way; on a
         // narrow plot (a phone) or for a long word without the name, since
@@ -249,7 +257,7 @@ const decadesOnly = (axis) => {
 // The current magnitude: a dashed vertical line and today's value of each
 // curve on it. Drawn here rather than as datasets, so that a slider step needs
 // no chart.update(): `now` is read at every draw.
-function nowPlugin(now) {
+function nowPlugin(now, shade) {
   return {
     id: 'poslabNow',
     afterDatasetsDraw(chart) {
@@ -257,7 +265,7 @@ function nowPlugin(now) {
       if (!area || now.x === null) return;
       const px = x.getPixelForValue(now.x);
       ctx.save();
-      verticalLine(ctx, area, px, { color: now.markerColor, width: 2, dash: [2, 3] });
+      verticalLine(ctx, area, px, { color: now.markerColor, width: 2, dash: [2, 3], clear: shade.clear });
       ctx.setLineDash([]);
       ctx.lineWidth = 2;
       ctx.strokeStyle = now.background;
@@ -411,7 +419,7 @@ export function createPlot(figure, { maxScale }) {
   const base = { ...offscreen(), later: false };
   const axes = offscreen();
   const making = { now: true }; // Chart.js's own first draw is skipped (skipWhile)
-  const marker = nowPlugin(now);
+  const marker = nowPlugin(now, shade);
   const readoutLayer = readoutPlugin(readout, FLOOR);
   const shading = shadePlugin(shade, axes);
   const copy = basePlugin(base, now);
