@@ -73,13 +73,14 @@ function mainThreadTasks(trace) {
   const events = trace.traceEvents ?? trace;
   const main = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
   const mark = (name) => events.find((e) => e.name === name && main.has(`${e.pid}:${e.tid}`))?.ts;
-  const [start, end] = [mark('weights-start'), mark('weights-end')];
+  const [start = -Infinity, end = -Infinity] = [mark('weights-start'), mark('weights-end')];
   const tasks = events.filter((e) => e.ph === 'X' && /RunTask$|PerformMicrotaskCheckpoint$/.test(e.name) && main.has(`${e.pid}:${e.tid}`));
   const phase = (keep) => {
     const mine = tasks.filter((e) => keep(e.ts));
     return { wallMs: Math.max(0, ...mine.map((e) => e.dur / 1000)), cpuMs: Math.max(0, ...mine.map((e) => (e.tdur ?? 0) / 1000)),
       over50Cpu: mine.filter((e) => (e.tdur ?? 0) > 50000).map((e) => Math.round(e.tdur / 1000)) };
   };
+  // (a trace without the read's marks, such as the fast steps': all of it is "after")
   return { before: phase((t) => t < start), weights: phase((t) => t >= start && t < end), after: phase((t) => t >= end) };
 }
 
@@ -137,7 +138,11 @@ export async function modelFilesBench({ reps = 3, throttle = 1 } = {}) {
       const gaps = w.bar.slice(1).map((t, i) => t - w.bar[i]);
       const open = await page.evaluate(() => window.poslabDebug.wasmMemory());
       const weights = Number((await page.textContent('#model-files .mf-status')).match(/\(([\d.]+) MB of memory\)/)[1]) * 1e6;
+      // (traced too: a task the clock puts over the target on a busy shared
+      // machine may have taken far less of the thread's own CPU time)
+      await browser.startTracing(page, { categories: ['toplevel'] });
       const drag = await page.evaluate(FAST_STEPS);
+      drag.cpu = mainThreadTasks(JSON.parse(await browser.stopTracing())).after;
       await page.check('input[name="model"][value="head"]');
       await page.waitForTimeout(AFTER_SECONDS * 1000);
       const after = await page.evaluate(() => window.poslabDebug.wasmMemory());
@@ -182,7 +187,9 @@ export function modelFilesMarkdown({ runs, fileBytes, throttle = 1 }) {
     [`${AFTER_SECONDS} s after going back to the one head`, mib(total(last.after)), list(last.after)],
     ['20 fast slider steps with GPT-2 open (one a frame, its chart being computed meanwhile): the slowest step, and the longest main-thread task until the last step\'s verdicts (by the clock)',
       `${worst(runs.flatMap((r) => r.drag.times)).toFixed(1)} ms; ${worst(runs.map((r) => r.drag.longest)) ? `${worst(runs.map((r) => r.drag.longest)).toFixed(0)} ms` : `none over ${TASK_LIMIT_MS} ms`}`,
-      `target: no task over ${TASK_LIMIT_MS} ms: ${worst(runs.map((r) => r.drag.longest)) <= TASK_LIMIT_MS ? 'holds' : '**misses**'}`],
+      `target: no task over ${TASK_LIMIT_MS} ms: ${worst(runs.map((r) => r.drag.longest)) <= TASK_LIMIT_MS ? 'holds' : '**misses**'}; ` +
+      `from a trace, the longest task by its own CPU time ${worst(runs.map((r) => r.drag.cpu.cpuMs)).toFixed(0)} ms ` +
+      `(by the clock ${worst(runs.map((r) => r.drag.cpu.wallMs)).toFixed(0)} ms)`],
     ['the final verdicts after the last step, against one run (in steps, as the page runs it)',
       runs.map((r) => `${r.drag.latency.toFixed(0)} ms`).join(', '),
       `one run: ${runs.map((r) => `${(r.drag.runMs ?? NaN).toFixed(0)} ms`).join(', ')}; target one run + 100 ms: ` +
