@@ -400,11 +400,13 @@ test('on a phone the current magnitude\'s line does not cross the words "roundin
     const ratio = chart.canvas.width / chart.width;
     const x = Math.round(chart.scales.x.getPixelForValue(0.5) * ratio);
     const band = Math.round(chart.scales.y.getPixelForValue(1e-15) * ratio);
-    const font = Number.parseFloat(getComputedStyle(document.querySelector('#plot')).fontSize) || 13;
+    // (the chart's own font: plot.js takes its size from --plot-font, its family from the figure)
+    const figure = document.querySelector('#plot');
+    const font = Number(getComputedStyle(figure).getPropertyValue('--plot-font')) || 13;
     const rows = (from, to) => [...chart.canvas.getContext('2d').getImageData(x - 1, from, 3, to - from).data].join();
     // the label's rows (its text stands on the band's top edge), and rows well above it
     return { label: rows(band - Math.round((font + 2) * ratio), band - Math.round(2 * ratio)), above: rows(band - Math.round(60 * ratio), band - Math.round(40 * ratio)),
-      inLabel: (() => { const ctx = chart.canvas.getContext('2d'); ctx.save(); ctx.font = `${font}px sans-serif`;
+      inLabel: (() => { const ctx = chart.canvas.getContext('2d'); ctx.save(); ctx.font = `${font}px ${getComputedStyle(figure).fontFamily}`;
         const w = ctx.measureText('rounding level').width; ctx.restore(); return x / ratio > chart.chartArea.right - 6 - w; })() };
   });
   const at = await column();
