@@ -4,6 +4,8 @@
 
 // What this file needs of the wrapper, handed over by poslab.js when it
 // loads it (an import of poslab.js would make these part of its public face).
+import { nextTurn } from './next_turn.js';
+
 let Lab, MESSAGE_BYTES, NODE_FS, checkText, pairIndex, SINGLE_FILE;
 const RUNNING = 5; // POSLAB_RUNNING
 
@@ -194,17 +196,9 @@ function checkpointSource({ files, url, chunkBytes }) {
 // already there (a File's stream reads ahead) resolve as microtasks, and a
 // loop over them alone would hold the page's thread for the whole file.
 const YIELD_MS = 10;
-// Not scheduler.yield(): its continuation goes ahead of the page's timers,
-// which then wait for the whole read (the address bar's update did).
-function nextTurn() {
-  if (typeof MessageChannel !== 'function') return new Promise((resolve) => { setTimeout(resolve, 0); });
-  return new Promise((resolve) => { // a message: no 4 ms clamp, as nested timers get
-    const { port1, port2 } = new MessageChannel();
-    port1.onmessage = () => { port1.close(); resolve(); };
-    port2.postMessage(null);
-  });
-}
-
+// (next_turn.js; not scheduler.yield(): its continuation goes ahead of the
+// page's timers, which then wait for the whole read, as the address bar's
+// update did.)
 async function readWhole(source, name) {
   const file = await source.open(name);
   const out = new Uint8Array(file.size);

@@ -5,21 +5,13 @@
 // computed on this thread in slices (no worker holds their weights).
 import { CheckpointLoader, loaderFor } from './checkpoints.js';
 import { wordsOf, isCheckpointModel } from './state.js';
+import { nextTurn } from '../next_turn.js';
 
 // A slice of a chart computed in steps ends after this long, and the page's
 // input and frames come in between (a step is a third of a block of one
 // sentence of a sweep point or a threshold's probe: a model trained here
 // does a few points a slice; GPT-2 small one step, which can be longer).
 export const STEP_SLICE_MS = 8;
-
-// Resolves in a task of its own: a message, not a timer, since nested
-// timers are held back to 4 ms each.
-const nextTask = () => new Promise((resolve) => {
-  if (typeof MessageChannel !== 'function') { setTimeout(resolve, 0); return; }
-  const channel = new MessageChannel();
-  channel.port1.onmessage = () => { channel.port1.close(); resolve(); };
-  channel.port2.postMessage(null);
-});
 
 // A checkpoint whose run costs more than this (12 C^2 per block and token,
 // a rough count of its multiply-adds) runs in steps of a third of a block
@@ -179,9 +171,9 @@ export class CheckpointModels {
           // handler that asked for it: under 2x throttling with GPT-2 small
           // that slice (up to STEP_SLICE_MS and a step more) made steps of
           // 56 ms and tasks of 54-71 ms during a fast drag.
-          await nextTask();
+          await nextTurn();
           const done = await this.runInSteps(config, mine);
-          await nextTask(); // (and the page's render of it in one more: its last slice was one)
+          await nextTurn(); // (and the page's render of it in one more: its last slice was one)
           return done;
         } finally {
           if (this.verdictGate === gate) this.verdictGate = null;
@@ -206,7 +198,7 @@ export class CheckpointModels {
         for (let step = steps.next(); ; step = steps.next()) {
           if (step.done) return { result: step.value, ms: performance.now() - t0 };
           if (performance.now() - slice >= STEP_SLICE_MS) {
-            await nextTask();
+            await nextTurn();
             if (this.verdictRun !== mine || this.loader.held?.checkpoint !== ck) throw { stale: true }; // eslint-disable-line no-throw-literal
             slice = performance.now();
           }
@@ -243,7 +235,7 @@ export class CheckpointModels {
         if (this.latest && !this.ready(this.latest())) throw { stale: true }; // eslint-disable-line no-throw-literal
         // (its first slice in a task of its own too, not in the render that
         // asked for the chart: see runs' call)
-        await nextTask();
+        await nextTurn();
         if (dropped()) throw { stale: true }; // eslint-disable-line no-throw-literal
         let t0 = performance.now();
         // Between slices, and at once when the verdicts' run in steps is
@@ -252,11 +244,11 @@ export class CheckpointModels {
         // about 200 ms of its own work.
         const between = async () => {
           if (performance.now() - t0 < STEP_SLICE_MS && !this.verdictGate) return;
-          await nextTask();
+          await nextTurn();
           // (a task after the run's end, where the page renders its verdicts)
           while (this.verdictGate) {
             await this.verdictGate;
-            await nextTask();
+            await nextTurn();
           }
           if (dropped()) throw { stale: true }; // eslint-disable-line no-throw-literal
           t0 = performance.now();
@@ -282,7 +274,7 @@ export class CheckpointModels {
         // hands back the steps (Checkpoint.thresholdSteps) for the number.
         const thresholds = [];
         for (const pair of pairs) {
-          await nextTask();
+          await nextTurn();
           const ck = this.loader.held?.checkpoint;
           if (dropped() || !ck) throw { stale: true }; // eslint-disable-line no-throw-literal
           const stepped = { options: model.lab.options, threshold: (c, p, r) => ck.thresholdSteps(c, p, r) };
