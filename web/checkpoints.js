@@ -2,10 +2,10 @@
 // "Checkpoints"). Loaded by poslab.js's openCheckpoint the first time a
 // checkpoint is opened.
 
-// What this file needs of the wrapper, handed over by poslab.js when it
-// loads it (an import of poslab.js would make these part of its public face).
 import { nextTurn } from './next_turn.js';
 
+// What this file needs of the wrapper, handed over by poslab.js when it
+// loads it (an import of poslab.js would make these part of its public face).
 let Lab, MESSAGE_BYTES, NODE_FS, checkText, pairIndex, SINGLE_FILE;
 const RUNNING = 5; // POSLAB_RUNNING
 
