@@ -10,3 +10,14 @@ export const NEXT_ROWS = 4096;
 export const passSteps = (ck) => BLOCK_PARTS * ck.info.n_layer;
 // The steps of one sentence's next tokens.
 export const nextSteps = (ck) => Math.ceil(ck.info.vocab_size / NEXT_ROWS) + 1;
+
+// Drains a run or a search in steps (a generator): its result and how
+// many steps it took.
+export function drain(steps) {
+  let count = 0;
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return { value: step.value, count };
+    count++;
+  }
+}

@@ -8,7 +8,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { passSteps, nextSteps } from '../checkpoint_steps.mjs';
+import { passSteps, nextSteps, drain } from '../checkpoint_steps.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SITE = `${ROOT}build/site/`;
@@ -17,16 +17,6 @@ const { SWEEP, COARSE_SWEEP } = await import(`${ROOT}web/app/sweep.js`);
 
 const lab = await createLab();
 after(() => lab.dispose());
-
-// Drains a run in steps: its result and how many steps it took.
-function drain(steps) {
-  let count = 0;
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return { value: step.value, count };
-    count++;
-  }
-}
 
 const SENTENCES = [
   { sentence_a: 'dog bites man . who bites ?', sentence_b: 'man bites dog . who bites ?' },

@@ -8,7 +8,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { passSteps } from '../checkpoint_steps.mjs';
+import { passSteps, drain } from '../checkpoint_steps.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SITE = `${ROOT}build/site/`;
@@ -17,16 +17,6 @@ const { SWEEP, thresholdSearch, thresholdRange } = await import(`${ROOT}web/app/
 
 const lab = await createLab();
 after(() => lab.dispose());
-
-// Drains a search in steps: its number and how many steps it took.
-function drain(steps) {
-  let count = 0;
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return { value: step.value, count };
-    count++;
-  }
-}
 
 const SENTENCES = [
   { sentence_a: 'dog bites man', sentence_b: 'man bites dog' },

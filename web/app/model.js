@@ -37,6 +37,13 @@ export const QUICK_CHART_MS = 14;
 // each way: p95 28-35 ms before this rule, 22-29 ms with it; 43 keystrokes
 // over 25 ms before, 17 with it. Beyond this the verdicts would wait too
 // long for the curves.
+// Such a sweep is not split with a worker either (this thread the even
+// magnitudes, the worker the odd, asked for before the verdicts): the
+// worker's half was in on time, but this thread reads its answer only
+// after the keystroke's frame is laid out and painted, 10-14 ms under 2x
+// throttling, and then draws the chart in a task of its own. Tried at 16
+// words, d 64, RoPE and 8 heads (2.1 GHz EPYC): keystroke to full curve
+// p50 22-24 ms split, 20 ms here.
 export const MAX_KEYSTROKE_CHART_MS = 30;
 // The points of a sweep outside its coarse pass (app/sweep.js).
 const REST_COUNT = SWEEP.count - COARSE_SWEEP.count;
