@@ -6,10 +6,16 @@
 // channel for the module's life rather than one per turn: a port made for
 // a single message is reachable only through its own handler until the
 // message lands, and if the engine ever let it go, that turn would never
-// end. (Under load, with a channel a turn, a read once waited for good, and
-// 4 tasks in ~220 probe rounds ran ~100 ms in such a handler; none in 120
-// rounds with one channel. Not proof of the cause.) Turns resolve in the
-// order they were asked for, as their messages arrive.
+// end. (A read under a stress probe, files chosen while the kept copy
+// opens with one core busy, once waited for good with a channel a turn;
+// it did again with one channel, each about once in 250 rounds, so that
+// is not why: views/model_files.js gives such a read up. The tasks of
+// ~100 ms that probe met in these handlers are not this code's either:
+// they come as often with one channel, in Chromium's own work too (a
+// frame's commit), and a sampling profiler took 3 samples in one of them,
+// where the page's busy tasks give it one every 300-450 us: the whole
+// renderer had stopped.) Turns resolve in the order they were asked for,
+// as their messages arrive.
 const waiting = [];
 let channel = null;
 

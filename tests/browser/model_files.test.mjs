@@ -102,6 +102,43 @@ test('the files chosen: memory said first, the core\'s figure, kept for a reload
   await done();
 });
 
+// A read whose file never gives a byte (here the first config.json the
+// page reads: its stream never answers) is given up after STALL_MS: said
+// next to the button, the bar and Cancel gone; chosen again, the files open.
+test('a read that stops moving: given up after STALL_MS and said next to the button; chosen again, it opens', async () => {
+  const { STALL_MS } = await import(`${ROOT}web/views/model_files.js`);
+  const folder = checkpoint('gpt2-mini');
+  const figure = sig(cli(folder).mean_cosine_similarity);
+  const { page, done } = await openPage(site.context, site.origin, URL_GPT2);
+  await page.waitForSelector('#model-files .mf-pick');
+  await forgetAll(page);
+  await page.evaluate(() => {
+    const stream = Blob.prototype.stream;
+    let stalled = false;
+    Blob.prototype.stream = function () {
+      if (stalled || this.name !== 'config.json') return stream.call(this);
+      stalled = true;
+      return new ReadableStream({ type: 'bytes', pull: () => new Promise(() => {}) });
+    };
+  });
+  const chosen = Date.now();
+  await choose(page, paths(folder));
+  await page.waitForFunction(() => !document.querySelector('#model-files .mf-error').hidden, null, { timeout: STALL_MS + 15000 });
+  const waited = Date.now() - chosen;
+  assert.ok(waited >= STALL_MS - 1000, `given up after ${waited} ms`);
+  assert.equal(await page.textContent('#model-files .mf-error'), `Reading GPT-2’s files stopped: nothing was read for ${STALL_MS / 1000} s. Choose them again.`);
+  assert.equal(await page.textContent('#model-files .mf-status'), '');
+  assert.equal(await page.isHidden('#model-files progress'), true);
+  assert.equal(await page.isHidden('#checkpoint'), true, 'nothing shown of a model that did not open');
+  await choose(page, paths(folder));
+  await bodyHas(page, figure);
+  assert.match(await page.textContent('#model-files .mf-status'), /GPT-2 is open/);
+  assert.equal(await page.isHidden('#model-files .mf-error'), true);
+  await page.waitForFunction(() => /kept on this device \(\d/.test(document.querySelector('#model-files .mf-kept').textContent));
+  await forgetAll(page);
+  await done();
+});
+
 test('GPT-2 chosen from another model: until its files are read, the figures shown are dimmed and said to be the other model\'s', async () => {
   const { page, done } = await openPage(site.context, site.origin, `/#a=${encodeURIComponent(A)}&b=${encodeURIComponent(B)}`);
   await forgetAll(page);

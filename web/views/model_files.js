@@ -15,6 +15,14 @@ const MB = (bytes) => (bytes < 1e6 ? `${Math.max(1, Math.round(bytes / 1e3))} kB
 // milliseconds; drawing each would be wasted work), and so at least every
 // 200 ms even when a busy machine stretches the read's tasks.
 const PROGRESS_MS = 16;
+// A read whose last sign of progress (its plan, once every header is read,
+// or a piece of the weights) is this old is given up, and the student
+// asked to choose the files again: under a stress probe (files chosen
+// while the kept copy opened, one core busy) a read stopped for good
+// before its plan about once in 250 rounds, and the page said "Reading
+// GPT-2's headers…" forever. Why is not known. The headers of GPT-2 small
+// take under a second, a piece a few milliseconds.
+export const STALL_MS = 30000;
 
 // What a student can do about the core's line for a file (shown above it),
 // or '' where the line says it well enough: "data_offsets [0, 12865792]
@@ -132,12 +140,27 @@ export function createModelFiles(doc, lab, rerender) {
     const started = { state };
     let shownAt = 0;
     let memory = '';
+    let movedAt = performance.now();
+    const watch = setInterval(() => {
+      if (reading !== started) clearInterval(watch);
+      else if (performance.now() - movedAt >= STALL_MS) {
+        clearInterval(watch);
+        reading = null;
+        files = null;
+        loader.release(); // (the read, if it ever moves again, is dropped)
+        setText(status, '');
+        setHidden(progress, true);
+        setHidden(cancel, true);
+        showError(`Reading GPT-2’s files stopped: nothing was read for ${STALL_MS / 1000} s. Choose them again.`);
+      }
+    }, 1000);
     setText(status, `Reading GPT-2’s headers (${MB(Object.values(chosen).reduce((s, f) => s + f.size, 0))} of files)…`);
     let opening;
     try {
       opening = loader.open(state, {
         files: chosen,
         onProgress(p) {
+          movedAt = performance.now();
           if (p.phase === 'planned') {
             memory = `its weights will take ${MB(p.bytesNeeded)} of memory here`;
             setText(status, `Reading GPT-2: ${memory}.`);
