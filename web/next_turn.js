@@ -7,8 +7,8 @@
 // a single message is reachable only through its own handler until the
 // message lands, and if the engine ever let it go, that turn would never
 // end. (A read under a stress probe, files chosen while the kept copy
-// opens with one core busy, once waited for good with a channel a turn;
-// it did again with one channel, each about once in 250 rounds, so that
+// opens with one core busy, once waited for good with a channel a turn
+// (in ~220 rounds); it did again with one channel (once in ~400), so that
 // is not why: views/model_files.js gives such a read up. The tasks of
 // ~100 ms that probe met in these handlers are not this code's either:
 // they come as often with one channel, in Chromium's own work too (a

@@ -19,7 +19,7 @@ const PROGRESS_MS = 16;
 // or a piece of the weights) is this old is given up, and the student
 // asked to choose the files again: under a stress probe (files chosen
 // while the kept copy opened, one core busy) a read stopped for good
-// before its plan about once in 250 rounds, and the page said "Reading
+// before its plan about once in 300 rounds, and the page said "Reading
 // GPT-2's headers…" forever. Why is not known. The headers of GPT-2 small
 // take under a second, a piece a few milliseconds.
 export const STALL_MS = 30000;
