@@ -140,20 +140,18 @@ export function createModelFiles(doc, lab, rerender) {
     const started = { state };
     let shownAt = 0;
     let memory = '';
+    // A stalled read fails as a refused file does (the handlers below)
     let movedAt = performance.now();
-    const watch = setInterval(() => {
-      if (reading !== started) clearInterval(watch);
-      else if (performance.now() - movedAt >= STALL_MS) {
-        clearInterval(watch);
-        reading = null;
-        files = null;
-        loader.release(); // (the read, if it ever moves again, is dropped)
-        setText(status, '');
-        setHidden(progress, true);
-        setHidden(cancel, true);
-        showError(`Reading GPT-2’s files stopped: nothing was read for ${STALL_MS / 1000} s. Choose them again.`);
-      }
-    }, 1000);
+    let watch;
+    const stalled = new Promise((_, reject) => {
+      watch = setInterval(() => {
+        if (reading !== started) clearInterval(watch); // (not a newer read's to release)
+        else if (performance.now() - movedAt >= STALL_MS) {
+          loader.release(); // (the read, if it ever moves again, is dropped)
+          reject(new Error(`Reading GPT-2’s files stopped: nothing was read for ${STALL_MS / 1000} s. Choose them again.`));
+        }
+      }, 1000);
+    });
     setText(status, `Reading GPT-2’s headers (${MB(Object.values(chosen).reduce((s, f) => s + f.size, 0))} of files)…`);
     let opening;
     try {
@@ -182,6 +180,7 @@ export function createModelFiles(doc, lab, rerender) {
     } catch (e) {
       opening = Promise.reject(e);
     }
+    opening = Promise.race([opening, stalled]);
     reading = started;
     files = chosen;
     fromKept = !keep;
@@ -205,6 +204,7 @@ export function createModelFiles(doc, lab, rerender) {
       setText(status, '');
       if (e?.name !== 'AbortError') showError(e.message);
     }).finally(() => {
+      clearInterval(watch);
       if (reading) return;
       setHidden(progress, true);
       setHidden(cancel, true);
