@@ -16,6 +16,7 @@
 // words as the CLI's stderr line.
 import createPoslabCore from './poslab-core.js';
 import { SINGLE_FILE } from './bundled.js';
+import { TRAINED_MODELS } from './trained_models.js';
 
 // The C functions this wrapper calls; tests check it against src/exports.json.
 export const CORE_FUNCTIONS = [
@@ -177,7 +178,7 @@ function optionText(row, value) {
 // where a model is asked for: said as what they are, as the CLI says them.
 // The main module has no checkpoint code, so its table cannot.
 function pageModel(key, name) {
-  const trained = ['gpt', 'nope', 'bag'].includes(name);
+  const trained = TRAINED_MODELS.includes(name);
   return key === 'model' && (trained || name === 'gpt2') ? new Error(`model: "${name}" is a checkpoint${trained ? ' trained here' : ''}` +
     `, not a model of its own; allowed: head, transformer, or checkpoint after lab.openCheckpoint() on ${trained ? `models/${name}/` : "GPT-2's files"}`) : null;
 }

@@ -9,6 +9,10 @@
 // turns each into a reader with the core's own limits and words. Adding an
 // option to the page is one row here, once the core has its row.
 
+import { TRAINED_MODELS } from '../trained_models.js';
+
+export { TRAINED_MODELS };
+
 // Far more than the core's words allow; only guards against absurd text
 // before it is split.
 export const MAX_SENTENCE_CHARS = 16384;
@@ -24,7 +28,6 @@ export const TRAINED_AS = {
   bag: { positions: false, causal: false },
   gpt2: { positions: true, causal: true },
 };
-export const TRAINED_MODELS = ['gpt', 'nope', 'bag'];
 export const isCheckpointModel = (model) => Object.hasOwn(TRAINED_AS, model);
 // The core options a checkpoint reads (docs/interfaces.md, "Checkpoints");
 // the others (dim, heads, seed, layers, weight_std) are the checkpoint's.
