@@ -79,6 +79,24 @@ async function checkpointModule(base) {
   })]);
 }
 
+// A read of a chosen file's stream has, rarely, never answered in Chromium:
+// under a stress probe (the files chosen while the kept copy was being
+// read, one core kept busy), once in about 300 rounds the first read of
+// the chosen config.json waited for good, where the same file reads in a
+// millisecond. A read that gives nothing for this long is given up and the
+// file read again from where it stood, a few times before the open fails.
+// (A local file gives its first bytes within milliseconds, even from a
+// slow disk: a read resolves with what has come.)
+export const STALLED_READ_MS = 4000;
+const STALLED_READ_TRIES = 3;
+
+// `promise`'s value, or undefined if it has not settled within `ms`.
+function settledWithin(promise, ms) {
+  let timer;
+  return Promise.race([promise, new Promise((resolve) => { timer = setTimeout(resolve, ms); })])
+    .finally(() => clearTimeout(timer));
+}
+
 // Where a checkpoint's files come from: name -> { size, read() } where
 // read() gives the file's bytes in order, a chunk a call (null at the end;
 // a chunk may be overwritten by the next call).
@@ -107,22 +125,39 @@ function checkpointSource({ files, url, chunkBytes }) {
         // collecting them made tasks of 56-68 ms during the read. So a
         // chunk read() gives is the caller's only until it calls again.
         if (typeof blob.stream === 'function') {
-          let reader = null, buffer = null;
+          let reader = null, buffer = null, at = 0;
+          const start = () => {
+            const stream = (at ? blob.slice(at) : blob).stream();
+            try {
+              reader = stream.getReader({ mode: 'byob' });
+              buffer ??= new ArrayBuffer(chunkBytes);
+            } catch {
+              reader = stream.getReader();
+              buffer = null;
+            }
+          };
           return {
             size: blob.size,
             async read() {
-              if (!reader) {
-                const stream = blob.stream();
-                try {
-                  reader = stream.getReader({ mode: 'byob' });
-                  buffer = new ArrayBuffer(chunkBytes);
-                } catch {
-                  reader = stream.getReader();
+              for (let tries = 1; ; tries++) {
+                if (!reader) start();
+                const result = await settledWithin(buffer ? reader.read(new Uint8Array(buffer)) : reader.read(), STALLED_READ_MS);
+                if (result) {
+                  const { value, done } = result;
+                  if (buffer && value) buffer = value.buffer; // (handed back, detached from the view before)
+                  if (done) return null;
+                  at += value.length;
+                  return value;
+                }
+                // the read never answered: its buffer stays with it, so a new one
+                reader.cancel().catch(() => {});
+                reader = null;
+                buffer &&= new ArrayBuffer(chunkBytes);
+                if (tries === STALLED_READ_TRIES) {
+                  throw new Error(`${name}: reading it stopped (nothing came for ${STALLED_READ_MS / 1000} s, ` +
+                                  `${STALLED_READ_TRIES} times); choose the files again`);
                 }
               }
-              const { value, done } = await (buffer ? reader.read(new Uint8Array(buffer)) : reader.read());
-              if (buffer && value) buffer = value.buffer; // (handed back, detached from the view before)
-              return done ? null : value;
             },
             cancel() { reader?.cancel().catch(() => {}); },
           };

@@ -9,11 +9,12 @@
 // end. (A read under a stress probe, files chosen while the kept copy
 // opens with one core busy, once waited for good with a channel a turn
 // (in ~220 rounds); it did again with one channel (once in ~400), so that
-// is not why: views/model_files.js gives such a read up. The tasks of
-// ~100 ms that probe met in these handlers are not this code's either:
-// they come as often with one channel, in Chromium's own work too (a
-// frame's commit), and a sampling profiler took 3 samples in one of them,
-// where the page's busy tasks give it one every 300-450 us: the whole
+// is not why: a log of each step showed the wait in a chosen file's
+// stream, which checkpoints.js now reads again (STALLED_READ_MS). The
+// tasks of ~100 ms that probe met in these handlers are not this code's
+// either: they come as often with one channel, in Chromium's own work too
+// (a frame's commit), and a sampling profiler took 3 samples in one of
+// them, where the page's busy tasks give it one every 300-450 us: the whole
 // renderer had stopped.) Turns resolve in the order they were asked for,
 // as their messages arrive.
 const waiting = [];

@@ -126,6 +126,52 @@ test('read in small chunks into one reused buffer, a checkpoint is the one read 
   }
 });
 
+// `blob` as a file whose stream gives its first `first` bytes, then never
+// answers, the first `times` times it is streamed (a read Chromium once
+// left waiting for good).
+function stalling(blob, { first = 0, times = 1 } = {}) {
+  const file = new Blob([blob]);
+  let left = times;
+  file.stream = function () {
+    if (left-- <= 0) return Blob.prototype.stream.call(this);
+    let given = !first;
+    return new ReadableStream({
+      async pull(controller) {
+        if (given) return new Promise(() => {});
+        given = true;
+        controller.enqueue(new Uint8Array(await blob.slice(0, first).arrayBuffer()));
+      },
+    });
+  };
+  return file;
+}
+
+test('a file whose stream stops answering is read again from where it stood; one that never answers fails with a line', async () => {
+  const { STALLED_READ_MS } = await import(`${root}build/site/checkpoints.js`);
+  const files = filesOf('tiny-f32');
+  const whole = await openCheckpoint({ files });
+  const started = performance.now();
+  const [first, middle, never] = await Promise.allSettled([
+    openCheckpoint({ files: { ...files, 'config.json': stalling(files['config.json']) } }),
+    openCheckpoint({ files: { ...files, 'model.safetensors': stalling(files['model.safetensors'], { first: 1000 }) }, chunkBytes: 4096 }),
+    openCheckpoint({ files: { ...files, 'vocab.json': stalling(files['vocab.json'], { times: Infinity }) } }),
+  ]);
+  const waited = performance.now() - started;
+  try {
+    const config = { sentence_a: 'dog bites man', sentence_b: 'man bites dog', scale: 0.5 };
+    assert.equal(first.status, 'fulfilled', first.reason?.message);
+    assert.equal(middle.status, 'fulfilled', middle.reason?.message);
+    assert.deepEqual(first.value.run(config), whole.run(config));
+    assert.deepEqual(middle.value.run(config), whole.run(config));
+    assert.equal(never.reason?.message, `vocab.json: reading it stopped (nothing came for ${STALLED_READ_MS / 1000} s, 3 times); choose the files again`);
+    assert.ok(waited >= 3 * STALLED_READ_MS - 100 && waited < 3 * STALLED_READ_MS + 5000, `${waited} ms`);
+  } finally {
+    whole.dispose();
+    first.value?.dispose();
+    middle.value?.dispose();
+  }
+});
+
 test('a run in steps gives run()\'s result; lab.run({model: "checkpoint"}) runs the opened one', async () => {
   const lab = await createLab();
   assert.throws(() => lab.run({ model: 'checkpoint' }), /model: "checkpoint" runs on an opened checkpoint/);

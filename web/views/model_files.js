@@ -17,10 +17,12 @@ const MB = (bytes) => (bytes < 1e6 ? `${Math.max(1, Math.round(bytes / 1e3))} kB
 const PROGRESS_MS = 16;
 // A read whose last sign of progress (its plan, once every header is read,
 // or a piece of the weights) is this old is given up, and the student
-// asked to choose the files again: under a stress probe (files chosen
+// asked to choose the files again. Under a stress probe (files chosen
 // while the kept copy opened, one core busy) a read stopped for good
 // before its plan about once in 300 rounds, and the page said "Reading
-// GPT-2's headers…" forever. Why is not known. The headers of GPT-2 small
+// GPT-2's headers…" forever: a chosen file's stream had never answered,
+// which checkpoints.js now reads again by itself (STALLED_READ_MS). This
+// stays for whatever else might hold a read. The headers of GPT-2 small
 // take under a second, a piece a few milliseconds.
 export const STALL_MS = 30000;
 
