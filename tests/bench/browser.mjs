@@ -15,6 +15,7 @@
 // drawn before the rest.
 import { readFileSync } from 'node:fs';
 import { SITE, serveDir, launch } from '../browser/harness.mjs';
+import { WATCH_LONG_TASKS, fastSteps } from './fast_steps.mjs';
 
 const words = (n) => Array.from({ length: n }, (_, i) => `w${String(i + 1).padStart(2, '0')}`);
 export const hashOf = (n, d, scheme = 'random', heads = 1) => `#a=${words(n).join('+')}&b=${words(n).reverse().join('+')}` +
@@ -208,11 +209,7 @@ const transformerHash = (n, d, layers, heads) => `${hashOf(n, d, 'rope', heads)}
 // page's own thread is slowed, which is what the long-task target is about.
 async function openTransformer(context, url, throttle) {
   const page = await context.newPage();
-  await page.addInitScript(() => {
-    window.longTasks = [];
-    new PerformanceObserver((list) => { for (const e of list.getEntries()) window.longTasks.push({ start: e.startTime, ms: e.duration }); })
-      .observe({ type: 'longtask', buffered: true });
-  });
+  await page.addInitScript(WATCH_LONG_TASKS);
   if (throttle > 1) {
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: throttle });
@@ -222,35 +219,6 @@ async function openTransformer(context, url, throttle) {
   await page.waitForFunction(() => document.documentElement.dataset.ready &&
     document.getElementById('verdicts').getAttribute('aria-busy') === 'false', null, { timeout: 120000 });
   return page;
-}
-
-// In the page: 20 slider steps, one a frame (a fast drag), each timed as
-// sliderSteps() does; then the longest main-thread task seen during them
-// (0 if none reached the 50 ms a long task starts at), and how long after
-// the last step the final state's verdicts were shown, against one run of
-// the worker's for that state.
-async function fastSteps(page) {
-  return page.evaluate(async () => {
-    const slider = document.getElementById('scale-slider');
-    const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
-    const busy = () => document.getElementById('verdicts').getAttribute('aria-busy') === 'true';
-    const times = [];
-    const start = performance.now();
-    for (let i = 0; i < 20; i++) {
-      await frame();
-      const t0 = performance.now();
-      slider.value = String(Number(slider.value) - 0.05);
-      slider.dispatchEvent(new Event('input', { bubbles: true }));
-      document.body.getBoundingClientRect();
-      times.push(performance.now() - t0);
-    }
-    const last = performance.now();
-    while (busy()) await frame();
-    const latency = performance.now() - last;
-    await new Promise((r) => setTimeout(r, 100)); // long-task entries arrive a moment later
-    const during = window.longTasks.filter((t) => t.start + t.ms > start && t.start < last);
-    return { times, longest: Math.max(0, ...during.map((t) => t.ms)), latency, runMs: window.poslabDebug.transformerRuns().lastMs };
-  });
 }
 
 // The transformer in the page: (d)'s slider steps (200, as for (b)) and
@@ -280,7 +248,7 @@ export async function transformerBench(context, origin, { quick = false } = {}) 
 
 export function transformerMarkdown(rows) {
   const f = (x) => (x < 10 ? x.toFixed(2) : x.toFixed(0));
-  const lines = ['| workload | CPU | slider step median | slider step p95 | longest main-thread task in 20 fast steps | ' +
+  const lines = ['| workload | CPU | slider step median | slider step p95 | longest main-thread task, 20 fast steps to the final verdicts | ' +
     'final verdicts after the last step | one run in the worker | rounds |', '|:---|:---|---:|---:|---:|---:|---:|---:|'];
   for (const row of rows) {
     const cpu = row.throttle > 1 ? `${row.throttle}x slower` : 'full speed';

@@ -20,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ROOT, SITE, serveDir, launch } from '../browser/harness.mjs';
 import { A, B, checkpoint, paths, fileSize } from '../browser/gpt2_files.mjs';
+import { WATCH_LONG_TASKS, fastSteps } from './fast_steps.mjs';
 
 const MiB = 2 ** 20;
 export const PROGRESS_LIMIT_MS = 200;
@@ -30,7 +31,7 @@ const total = (parts) => parts.reduce((sum, p) => sum + p.bytes, 0);
 
 // The page's watchers, installed before the files are chosen.
 const WATCH = () => {
-  const w = (window.__bench = { bar: [], tasks: [], timerGap: 0, readEnd: null, verdicts: null, started: performance.now() });
+  const w = (window.__bench = { bar: [], timerGap: 0, readEnd: null, verdicts: null, started: performance.now() });
   const box = document.getElementById('model-files');
   new MutationObserver(() => {
     const bar = box.querySelector('.mf-progress');
@@ -52,7 +53,6 @@ const WATCH = () => {
       requestAnimationFrame(() => { w.verdicts = performance.now(); });
     }
   }).observe(document.body, { subtree: true, childList: true, characterData: true });
-  new PerformanceObserver((list) => { for (const e of list.getEntries()) w.tasks.push([e.startTime, e.duration]); }).observe({ type: 'longtask' });
   let last = performance.now();
   w.timer = setInterval(() => {
     const now = performance.now();
@@ -84,36 +84,6 @@ function mainThreadTasks(trace) {
   return { before: phase((t) => t < start), weights: phase((t) => t >= start && t < end), after: phase((t) => t >= end) };
 }
 
-// In the page, with GPT-2 open and its chart being computed in slices: 20
-// slider steps one a frame (a fast drag over the magnitude of its position
-// table), each timed to its handler's end plus forced layout; the longest
-// main-thread task from the first step until the last step's verdicts are
-// shown (the longtask API, by the clock), how long after the last step
-// that is, and what the run it waited for took (the page's own figure for
-// its last run in steps, slices and the turns between them included).
-const FAST_STEPS = async () => {
-  const slider = document.getElementById('scale-slider');
-  const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
-  const busy = () => document.getElementById('verdicts').getAttribute('aria-busy') === 'true';
-  while (busy()) await frame();
-  const times = [];
-  const start = performance.now();
-  for (let i = 0; i < 20; i++) {
-    await frame();
-    const t0 = performance.now();
-    slider.value = String(Number(slider.value) - 0.05);
-    slider.dispatchEvent(new Event('input', { bubbles: true }));
-    document.body.getBoundingClientRect();
-    times.push(performance.now() - t0);
-  }
-  const last = performance.now();
-  while (busy()) await frame();
-  const shown = performance.now();
-  await new Promise((r) => setTimeout(r, 200)); // long-task entries arrive a moment later
-  const during = window.__bench.tasks.filter(([t, d]) => t + d > start && t < shown).map(([, d]) => d);
-  return { times, longest: Math.max(0, ...during), latency: shown - last, runMs: window.poslabDebug.transformerRuns().lastMs };
-};
-
 export async function modelFilesBench({ reps = 3, throttle = 1 } = {}) {
   const folder = checkpoint('gpt2-small');
   const { server, origin } = await serveDir(process.env.SITE_DIR || SITE);
@@ -127,6 +97,7 @@ export async function modelFilesBench({ reps = 3, throttle = 1 } = {}) {
       if (throttle > 1) await (await context.newCDPSession(page)).send('Emulation.setCPUThrottlingRate', { rate: throttle });
       await page.goto(`${origin}/?debug#a=${encodeURIComponent(A)}&b=${encodeURIComponent(B)}&model=gpt2`);
       await page.waitForSelector('#model-files .mf-pick');
+      await page.evaluate(WATCH_LONG_TASKS);
       await page.evaluate(WATCH);
       const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('#model-files .mf-pick')]);
       const t0 = await page.evaluate(() => performance.now());
@@ -134,14 +105,14 @@ export async function modelFilesBench({ reps = 3, throttle = 1 } = {}) {
       await chooser.setFiles(paths(folder));
       await page.waitForFunction(() => window.__bench.verdicts > 0);
       const cpu = mainThreadTasks(JSON.parse(await browser.stopTracing()));
-      const w = await page.evaluate(() => ({ ...window.__bench, timer: undefined }));
+      const w = await page.evaluate(() => ({ ...window.__bench, timer: undefined, tasks: window.__longTasks }));
       const gaps = w.bar.slice(1).map((t, i) => t - w.bar[i]);
       const open = await page.evaluate(() => window.poslabDebug.wasmMemory());
       const weights = Number((await page.textContent('#model-files .mf-status')).match(/\(([\d.]+) MB of memory\)/)[1]) * 1e6;
       // (traced too: a task the clock puts over the target on a busy shared
       // machine may have taken far less of the thread's own CPU time)
       await browser.startTracing(page, { categories: ['toplevel'] });
-      const drag = await page.evaluate(FAST_STEPS);
+      const drag = await fastSteps(page); // (its chart being computed in slices meanwhile)
       drag.cpu = mainThreadTasks(JSON.parse(await browser.stopTracing())).after;
       await page.check('input[name="model"][value="head"]');
       await page.waitForTimeout(AFTER_SECONDS * 1000);
