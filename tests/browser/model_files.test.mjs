@@ -102,16 +102,31 @@ test('the files chosen: memory said first, the core\'s figure, kept for a reload
   await done();
 });
 
+// GPT-2's page with nothing kept, gpt2-mini's folder and the CLI's figure for it.
+async function gpt2Page() {
+  const folder = checkpoint('gpt2-mini');
+  const { page, done } = await openPage(site.context, site.origin, URL_GPT2);
+  await page.waitForSelector('#model-files .mf-pick');
+  await forgetAll(page);
+  return { page, done, folder, figure: sig(cli(folder).mean_cosine_similarity) };
+}
+
+// The files open: the CLI's figure, nothing said next to the button, kept
+// on the device (then forgotten, for the next test).
+async function opens(page, figure) {
+  await bodyHas(page, figure);
+  assert.match(await page.textContent('#model-files .mf-status'), /GPT-2 is open/);
+  assert.equal(await page.isHidden('#model-files .mf-error'), true);
+  await page.waitForFunction(() => /kept on this device \(\d/.test(document.querySelector('#model-files .mf-kept').textContent));
+  await forgetAll(page);
+}
+
 // A chosen file whose stream never answers (here the first config.json the
 // page reads; Chromium once left such a read waiting for good) is read
 // again after STALLED_READ_MS, and the files open with nothing said.
 test('a chosen file whose stream never answers is read again by itself, and the files open', async () => {
   const { STALLED_READ_MS } = await import(`${ROOT}build/site/checkpoints.js`);
-  const folder = checkpoint('gpt2-mini');
-  const figure = sig(cli(folder).mean_cosine_similarity);
-  const { page, done } = await openPage(site.context, site.origin, URL_GPT2);
-  await page.waitForSelector('#model-files .mf-pick');
-  await forgetAll(page);
+  const { page, done, folder, figure } = await gpt2Page();
   await page.evaluate(() => {
     const stream = Blob.prototype.stream;
     let stalled = false;
@@ -123,13 +138,8 @@ test('a chosen file whose stream never answers is read again by itself, and the 
   });
   const chosen = Date.now();
   await choose(page, paths(folder));
-  await bodyHas(page, figure);
-  const waited = Date.now() - chosen;
-  assert.ok(waited >= STALLED_READ_MS, `opened after ${waited} ms`);
-  assert.match(await page.textContent('#model-files .mf-status'), /GPT-2 is open/);
-  assert.equal(await page.isHidden('#model-files .mf-error'), true);
-  await page.waitForFunction(() => /kept on this device \(\d/.test(document.querySelector('#model-files .mf-kept').textContent));
-  await forgetAll(page);
+  await opens(page, figure);
+  assert.ok(Date.now() - chosen >= STALLED_READ_MS, `opened after ${Date.now() - chosen} ms`);
   await done();
 });
 
@@ -138,11 +148,7 @@ test('a chosen file whose stream never answers is read again by itself, and the 
 // button, the bar and Cancel gone; chosen again, the files open.
 test('a read that stops moving: given up after STALL_MS and said next to the button; chosen again, it opens', async () => {
   const { STALL_MS } = await import(`${ROOT}web/views/model_files.js`);
-  const folder = checkpoint('gpt2-mini');
-  const figure = sig(cli(folder).mean_cosine_similarity);
-  const { page, done } = await openPage(site.context, site.origin, URL_GPT2);
-  await page.waitForSelector('#model-files .mf-pick');
-  await forgetAll(page);
+  const { page, done, folder, figure } = await gpt2Page();
   await page.evaluate(() => {
     const instantiate = WebAssembly.instantiate;
     let stalled = false;
@@ -162,11 +168,7 @@ test('a read that stops moving: given up after STALL_MS and said next to the but
   assert.equal(await page.isHidden('#model-files progress'), true);
   assert.equal(await page.isHidden('#checkpoint'), true, 'nothing shown of a model that did not open');
   await choose(page, paths(folder));
-  await bodyHas(page, figure);
-  assert.match(await page.textContent('#model-files .mf-status'), /GPT-2 is open/);
-  assert.equal(await page.isHidden('#model-files .mf-error'), true);
-  await page.waitForFunction(() => /kept on this device \(\d/.test(document.querySelector('#model-files .mf-kept').textContent));
-  await forgetAll(page);
+  await opens(page, figure);
   await done();
 });
 
