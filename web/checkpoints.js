@@ -149,10 +149,10 @@ function checkpointSource({ files, url, chunkBytes }) {
                   at += value.length;
                   return value;
                 }
-                // the read never answered: its buffer stays with it, so a new one
+                // the read never answered: its buffer stays with it (start() makes a new one)
                 reader.cancel().catch(() => {});
                 reader = null;
-                buffer &&= new ArrayBuffer(chunkBytes);
+                buffer = null;
                 if (tries === STALLED_READ_TRIES) {
                   throw new Error(`${name}: reading it stopped (nothing came for ${STALLED_READ_MS / 1000} s, ` +
                                   `${STALLED_READ_TRIES} times); choose the files again`);

@@ -9,9 +9,7 @@
 // turns each into a reader with the core's own limits and words. Adding an
 // option to the page is one row here, once the core has its row.
 
-import { TRAINED_MODELS } from '../trained_models.js';
-
-export { TRAINED_MODELS };
+export { TRAINED_MODELS } from '../trained_models.js';
 
 // Far more than the core's words allow; only guards against absurd text
 // before it is split.
