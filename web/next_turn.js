@@ -10,7 +10,8 @@
 // opens with one core busy, once waited for good with a channel a turn
 // (in ~220 rounds); it did again with one channel (once in ~400), so that
 // is not why: a log of each step showed the wait in a chosen file's
-// stream, which checkpoints.js now reads again (STALLED_READ_MS). The
+// stream, whose pending read a garbage collection had taken with its
+// reader; checkpoints.js now holds readers while they read. The
 // tasks of ~100 ms that probe met in these handlers are not this code's
 // either: they come as often with one channel, in Chromium's own work too
 // (a frame's commit), and a sampling profiler took 3 samples in one of

@@ -68,28 +68,30 @@ export function serveDir(dir, { host = '127.0.0.1', headers = {}, pages = {} } =
 // never pays it, so neither do the tests and the benchmark.
 const NO_OMNIBOX_POPUP = '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup';
 
-export function launch() {
+// `args`: more of Chromium's flags (gc_reads.test: --js-flags=--expose-gc).
+export function launch({ args = [] } = {}) {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run', NO_OMNIBOX_POPUP],
+      '--disable-component-update', '--disable-sync', '--no-first-run', NO_OMNIBOX_POPUP, ...args],
   });
 }
 
 // A test file's site and browser: before its tests, serves `dir` (the built
 // site by default; `headers`, `pages` as serveDir takes them), launches
-// Chromium and, with `context` (newContext's options), opens one browser
-// context for the file, granted `permissions` on the site, then awaits
+// Chromium (`args` as launch() takes them) and, with `context` (newContext's
+// options), opens one browser context for the file, granted `permissions`
+// on the site, then awaits
 // setup(site) (node:test starts a file's before() hooks together, so more
 // set-up belongs here, not in a before() of its own); after them, closes it
 // all. Returns {origin, browser, context}, filled in before the first test
 // runs.
-export function useSite({ dir = SITE, headers, pages, context, permissions, setup } = {}) {
+export function useSite({ dir = SITE, headers, pages, context, permissions, setup, args } = {}) {
   const site = { origin: null, browser: null, context: null, server: null };
   before(async () => {
     await mkdir(ARTIFACTS, { recursive: true });
     ({ server: site.server, origin: site.origin } = await serveDir(dir, { headers, pages }));
-    site.browser = await launch();
+    site.browser = await launch({ args });
     if (context) site.context = await site.browser.newContext(context);
     if (permissions) await site.context.grantPermissions(permissions, { origin: site.origin });
     await setup?.(site);

@@ -20,9 +20,11 @@ const PROGRESS_MS = 16;
 // asked to choose the files again. Under a stress probe (files chosen
 // while the kept copy opened, one core busy) a read stopped for good
 // before its plan about once in 300 rounds, and the page said "Reading
-// GPT-2's headers…" forever: a chosen file's stream had never answered,
-// which checkpoints.js now reads again by itself (STALLED_READ_MS). This
-// stays for whatever else might hold a read. The headers of GPT-2 small
+// GPT-2's headers…" forever: a garbage collection had taken a chosen
+// file's stream with its pending read, which then never answered
+// (checkpoints.js now holds each reader while it reads, and reads a file
+// again after STALLED_READ_MS without an answer). This stays for whatever
+// else might hold a read. The headers of GPT-2 small
 // take under a second, a piece a few milliseconds.
 export const STALL_MS = 30000;
 
