@@ -85,7 +85,7 @@ async function checkpointModule(base) {
 // itself holds (nothing on the page reaches a suspended async function),
 // so each reader is held here while a read of it is pending. In Chromium
 // 156, of 200 quarter-megabyte reads of a File that nothing held, then a
-// collection, 32-37 never answered (tests/browser/gc_reads.test.mjs);
+// collection, 32 to 142 never answered (tests/browser/gc_reads.test.mjs);
 // held, none. It was the read that waited for good under a stress probe
 // (the files chosen while the kept copy opened, three browsers on two
 // cores): with neither this hold nor the re-read below, 19 stalls in

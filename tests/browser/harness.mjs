@@ -81,11 +81,10 @@ export function launch({ args = [] } = {}) {
 // site by default; `headers`, `pages` as serveDir takes them), launches
 // Chromium (`args` as launch() takes them) and, with `context` (newContext's
 // options), opens one browser context for the file, granted `permissions`
-// on the site, then awaits
-// setup(site) (node:test starts a file's before() hooks together, so more
-// set-up belongs here, not in a before() of its own); after them, closes it
-// all. Returns {origin, browser, context}, filled in before the first test
-// runs.
+// on the site, then awaits setup(site) (node:test starts a file's before()
+// hooks together, so more set-up belongs here, not in a before() of its
+// own); after them, closes it all. Returns {origin, browser, context},
+// filled in before the first test runs.
 export function useSite({ dir = SITE, headers, pages, context, permissions, setup, args } = {}) {
   const site = { origin: null, browser: null, context: null, server: null };
   before(async () => {
