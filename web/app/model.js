@@ -44,6 +44,15 @@ export const QUICK_CHART_MS = 14;
 // throttling, and then draws the chart in a task of its own. Tried at 16
 // words, d 64, RoPE and 8 heads (2.1 GHz EPYC): keystroke to full curve
 // p50 22-24 ms split, 20 ms here.
+// Nor does the keystroke hold its verdicts back until the workers' curves
+// come, so that both are drawn in one task with no frame between: tried
+// with every sweep of 16 words, d 64 sent to the workers that way (2x
+// throttling, 2.1 GHz EPYC, 60 keystrokes each), keystroke to full curve
+// p50 / p95 was 28.6 / 61 ms for RoPE with 8 heads (29.9 / 36 here), 24 /
+// 45 for RoPE with one (16 / 34) and 18 / 32 for ALiBi with one (11 / 18).
+// The workers' curves came 18.5 ms (p50) after they were asked for: on two
+// cores, shared with this thread and the compositor's raster, each half
+// of the sweep took longer than half of it here.
 export const MAX_KEYSTROKE_CHART_MS = 30;
 // The points of a sweep outside its coarse pass (app/sweep.js).
 const REST_COUNT = SWEEP.count - COARSE_SWEEP.count;
