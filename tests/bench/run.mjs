@@ -629,7 +629,7 @@ out('NumPy and plain JS agreed with the core before timing: ' +
              `${num(100 * Math.max(r.numpy.tolerance_used, r.plain.tolerance_used), 2)} % of the tolerance ` +
              '(1e-9 relative + 1e-12)';
     }).join('; ') + `. WebAssembly module load and instantiation under Node: ${num(results.a.wasm.load_ms)} ms. ` +
-    `The whole run took ${num((Date.now() - started) / 1000, 3)} s.`);
+    `Everything above took ${num((Date.now() - started) / 1000, 3)} s.`);
 
 // ---- Lighthouse (lighthouse.mjs) -------------------------------------------
 
@@ -641,7 +641,8 @@ out('## Lighthouse');
 out();
 for (const line of lighthouseMarkdown(lighthouseRows)) out(line);
 out();
-out(`Lighthouse took ${num((Date.now() - lighthouseStarted) / 1000, 3)} s, after the rest.`);
+out(`Lighthouse took ${num((Date.now() - lighthouseStarted) / 1000, 3)} s, after the rest; the whole run ` +
+    `${num((Date.now() - started) / 1000, 3)} s, building the core and the site not counted.`);
 out();
 
 const md = lines.join('\n') + '\n';
