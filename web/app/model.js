@@ -51,8 +51,9 @@ export const QUICK_CHART_MS = 14;
 // p50 / p95 was 28.6 / 61 ms for RoPE with 8 heads (29.9 / 36 here), 24 /
 // 45 for RoPE with one (16 / 34) and 18 / 32 for ALiBi with one (11 / 18).
 // The workers' curves came 18.5 ms (p50) after they were asked for: on two
-// cores, shared with this thread and the compositor's raster, each half
-// of the sweep took longer than half of it here.
+// cores, shared with this thread and the compositor's raster, each
+// worker's half took 6.4 ms by its own clock (before the bench's 2x spin),
+// where half the sweep takes 2.8 ms under Node.
 export const MAX_KEYSTROKE_CHART_MS = 30;
 // The points of a sweep outside its coarse pass (app/sweep.js).
 const REST_COUNT = SWEEP.count - COARSE_SWEEP.count;
