@@ -311,6 +311,7 @@ poslab_status fail(char *message, size_t size, poslab_status status, const char 
  * number of the right sort outside the row's limits is "out of range". */
 static const char NOT_A_NUMBER[] = "is not a number", NOT_FINITE[] = "is not a finite number",
                   NOT_AN_INTEGER[] = "is not an integer", OUT_OF_RANGE[] = "is out of range",
+                  NOT_A_SWEEP[] = "is not a valid sweep",
                   USUAL[] = ""; /* the kind's usual reason */
 
 /* A value the row does not allow: `what` says why (NULL or "": the kind's
@@ -320,7 +321,7 @@ static poslab_status refuse(char *message, size_t size, const poslab_option *o, 
     static const char *const usual[] = {
         [POSLAB_KIND_TEXT] = "has no words",          [POSLAB_KIND_INTEGER] = OUT_OF_RANGE,
         [POSLAB_KIND_NUMBER] = OUT_OF_RANGE,          [POSLAB_KIND_CHOICE] = "is not a", /* ... scheme */
-        [POSLAB_KIND_SWITCH] = "is not a switch value", [POSLAB_KIND_SWEEP] = "is not a valid sweep",
+        [POSLAB_KIND_SWITCH] = "is not a switch value", [POSLAB_KIND_SWEEP] = NOT_A_SWEEP,
 #ifdef POSLAB_CHECKPOINT
         [POSLAB_KIND_NAME] = "is not a valid name",
 #endif
@@ -485,43 +486,50 @@ static int parse_uint32(const char *v, uint32_t *out) {
     return 1;
 }
 
-/* Why text that is not a finite decimal number is refused: NaN and
- * infinity, as C and JavaScript print them ("nan", "-inf", "Infinity"), are
- * numbers that are not finite; anything else is not a number. */
-static const char *number_fault(const char *v, int decimal) {
+/* What is wrong with the text from v up to `stop` as a number from min to
+ * max, NULL if nothing (then in *x). NaN and infinity, as C and JavaScript
+ * print them ("nan", "-inf", "Infinity"), are numbers that are not finite,
+ * and so is a decimal past the largest double; anything else that is not a
+ * decimal as people and JSON write it (decimal.c's: no hex floats or
+ * spaces, which strtod would take) is not a number. */
+static const char *number_fault(const char *v, const char *stop, double min, double max, double *x) {
+    const char *end;
     size_t n = 0;
-    if (decimal) return NOT_FINITE; /* past the largest double */
+    *x = decimal_parse(v, &end);
+    if (end != v && end == stop) return !isfinite(*x) ? NOT_FINITE : *x < min || *x > max ? OUT_OF_RANGE : NULL;
     v += *v == '+' || *v == '-';
     const char *word = (*v | 0x20) == 'n' ? "nan" : "infinity";
-    while (v[n] && (v[n] | 0x20) == word[n]) n++;
-    return !v[n] && (n == 3 || n == 8) ? NOT_FINITE : NOT_A_NUMBER; /* nan, inf, infinity */
+    while (v + n < stop && (v[n] | 0x20) == word[n]) n++;
+    return v + n == stop && (n == 3 || n == 8) ? NOT_FINITE : NOT_A_NUMBER; /* nan, inf, infinity */
 }
 
-/* A finite decimal number as people and JSON write it, from v up to
- * `stop`: [+-]digits[.digits][e[+-]digits], with digits on at least one
- * side of the point, and nothing else (no hex floats, "inf", "nan" or
- * spaces, which strtod would take). Correctly rounded, as strtod reads it. */
-static int parse_finite_until(const char *v, const char *stop, double *out) {
-    const char *end;
-    double x = decimal_parse(v, &end);
-    if (end == v || end != stop || !isfinite(x)) return 0;
-    *out = x;
-    return 1;
+/* What is wrong with an integer for row o, NULL if nothing (then in *x).
+ * Digits past 2^32-1, or a minus sign before digits other than zeros, are
+ * an integer outside every such row's limits (none goes below 0); "-0" is
+ * 0 and "+8" is 8, as strtol and Python's int() read them. */
+static const char *integer_fault(const char *v, const poslab_option *o, uint32_t *x) {
+    int read = parse_uint32(v + (*v == '-' || *v == '+'), x);
+    if (!read) return NOT_AN_INTEGER;
+    if (read == TOO_LONG || (*v == '-' && *x) || *x < o->min || *x > o->max) return OUT_OF_RANGE;
+    return NULL;
 }
 
-/* LO:HI:COUNT, read in place: a number may be written with as many digits
- * as the caller likes (a copy into a fixed buffer refused long ones). */
-static int parse_sweep(const char *v, double *lo, double *hi, int *count) {
-    const char *c1 = strchr(v, ':');
-    if (!c1) return 0;
-    const char *c2 = strchr(c1 + 1, ':');
-    if (!c2 || strchr(c2 + 1, ':')) return 0;
-    uint32_t n;
-    if (!parse_finite_until(v, c1, lo) || !parse_finite_until(c1 + 1, c2, hi) || parse_uint32(c2 + 1, &n) != 1)
-        return 0;
-    if (n > POSLAB_MAX_SWEEP) return 0;
-    *count = (int)n;
-    return 1;
+/* LO:HI:COUNT, read in place (a number may be written with as many digits
+ * as the caller likes). NULL when it is a sweep the row allows (then in x
+ * and *count); else what is wrong, written in why (64 bytes) with the part
+ * it is wrong in, so that "1:0.5:3" says LO is above HI, not only that it
+ * is not a sweep. */
+static const char *sweep_fault(char *why, const char *v, const poslab_option *o, double *x, uint32_t *count) {
+    static const char *const parts[] = {"LO", "HI", "COUNT"};
+    const char *c[] = {v, strchr(v, ':'), NULL}, *fault = NOT_A_SWEEP;
+    int i = 0;
+    if (!c[1] || !(c[2] = strchr(c[1] + 1, ':')) || strchr(c[2] + 1, ':')) return fault; /* not three parts */
+    for (; i < 2; i++) /* 0 < LO, HI <= 1e6: from the smallest double above 0 */
+        if ((fault = number_fault(c[i] + (i > 0), c[i + 1], 4.9406564584124654e-324, POSLAB_MAX_SCALE, &x[i]))) break;
+    if (i == 2 && !(fault = integer_fault(c[2] + 1, o, count)) && x[1] < x[0]) i = 0, fault = "is above HI";
+    if (!fault) return NULL;
+    decimal_snprintf(why, 64, "%s (%s %s)", NOT_A_SWEEP, parts[i], fault);
+    return why;
 }
 
 #ifdef POSLAB_CHECKPOINT
@@ -550,7 +558,7 @@ static poslab_status refuse_page_model(char *message, size_t size, const char *k
  * untouched on error. */
 static poslab_status parse(poslab_config *cfg, const poslab_option *o, const char *key, const char *value,
                            char *message, size_t size) {
-    char q[64];
+    char q[64], why[64];
     const char *what = NULL; /* why value is refused; USUAL: for the kind's usual reason */
     void *f = field(o, cfg);
     quote(q, sizeof q, value);
@@ -558,24 +566,17 @@ static poslab_status parse(poslab_config *cfg, const poslab_option *o, const cha
     case POSLAB_KIND_TEXT:
         return parse_sentence((poslab_sentence *)f, o, key, value, message, size);
     case POSLAB_KIND_INTEGER: {
-        /* digits past 2^32-1, or a minus sign before digits other than
-           zeros, are an integer outside every INTEGER row's limits (none
-           goes below 0); "-0" is 0 and "+8" is 8, as strtol and Python's
-           int() read them */
         uint32_t x;
-        int read = parse_uint32(value + (*value == '-' || *value == '+'), &x);
-        if (!read) what = NOT_AN_INTEGER;
-        else if (read == TOO_LONG || (*value == '-' && x) || x < o->min || x > o->max) what = OUT_OF_RANGE;
-        else if (is_uint32(o)) *(uint32_t *)f = x;
+        what = integer_fault(value, o, &x);
+        if (what) break;
+        if (is_uint32(o)) *(uint32_t *)f = x;
         else *(int *)f = (int)x;
         break;
     }
     case POSLAB_KIND_NUMBER: {
-        const char *end;
-        double x = decimal_parse(value, &end);
-        if (end == value || *end || !isfinite(x)) what = number_fault(value, end != value && !*end);
-        else if (x < o->min || x > o->max) what = OUT_OF_RANGE;
-        else *(double *)f = x == 0 ? 0.0 : x; /* -0 is 0: echoed "-0" looked like a sign that mattered */
+        double x;
+        what = number_fault(value, strchr(value, 0), o->min, o->max, &x);
+        if (!what) *(double *)f = x == 0 ? 0.0 : x; /* -0 is 0: echoed "-0" looked like a sign that mattered */
         break;
     }
     case POSLAB_KIND_CHOICE: {
@@ -607,20 +608,17 @@ static poslab_status parse(poslab_config *cfg, const poslab_option *o, const cha
     case POSLAB_KIND_NAME: break; /* no such row */
 #endif
     case POSLAB_KIND_SWEEP: {
-        double lo, hi;
-        int count;
+        double x[2];
+        uint32_t count;
         if (!*value) { /* no sweep */
             cfg->sweep_count = 0;
             break;
         }
-        if (!parse_sweep(value, &lo, &hi, &count) || !(lo > 0) || hi < lo || hi > POSLAB_MAX_SCALE ||
-            count < o->min || count > o->max) {
-            what = USUAL;
-            break;
-        }
-        cfg->sweep_lo = lo;
-        cfg->sweep_hi = hi;
-        cfg->sweep_count = count;
+        what = sweep_fault(why, value, o, x, &count);
+        if (what) break;
+        cfg->sweep_lo = x[0];
+        cfg->sweep_hi = x[1];
+        cfg->sweep_count = (int)count;
         break;
     }
     }
@@ -647,7 +645,7 @@ poslab_status poslab_config_set(poslab_config *cfg, const char *key, const char 
 
 /* One row of a config that may have been filled in by hand. */
 static poslab_status check(const poslab_config *cfg, const poslab_option *o, char *message, size_t size) {
-    char shown[80];
+    char shown[80], why[64];
     const char *what = NULL;
     double x = option_number(o, cfg);
     switch (o->kind) {
@@ -678,13 +676,14 @@ static poslab_status check(const poslab_config *cfg, const poslab_option *o, cha
 #else
     case POSLAB_KIND_NAME: return POSLAB_OK; /* no such row */
 #endif
-    case POSLAB_KIND_SWEEP:
-        if (cfg->sweep_count == 0 ||
-            (cfg->sweep_count >= o->min && cfg->sweep_count <= o->max && cfg->sweep_lo > 0 &&
-             cfg->sweep_hi >= cfg->sweep_lo && cfg->sweep_hi <= POSLAB_MAX_SCALE))
-            return POSLAB_OK;
-        decimal_snprintf(shown, sizeof shown, "%g:%g:%d", cfg->sweep_lo, cfg->sweep_hi, cfg->sweep_count);
+    case POSLAB_KIND_SWEEP: { /* said as if typed: every digit, so read back as it is */
+        double x[2];
+        uint32_t count;
+        if (cfg->sweep_count == 0) return POSLAB_OK;
+        decimal_snprintf(shown, sizeof shown, "%.17g:%.17g:%d", cfg->sweep_lo, cfg->sweep_hi, cfg->sweep_count);
+        if (!(what = sweep_fault(why, shown, o, x, &count))) return POSLAB_OK;
         break;
+    }
     }
     return refuse(message, size, o, o->name, shown, what);
 }

@@ -1121,7 +1121,7 @@ static void test_option_table(void) {
         {"a: 0 words given; allowed: 1 to 64 words", 2},
         {"causal: 2 is not a switch value; allowed: true, false, 1 or 0", 3},
         {"rtol: -1 is out of range; allowed: a finite number >= 0", 4},
-        {"sweep: 0:1:5 is not a valid sweep; allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer "
+        {"sweep: 0:1:5 is not a valid sweep (LO is out of range); allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer "
          "from 1 to 1001", 5},
         {"scale: nan is not a finite number; allowed: a finite number from 0 to 1e6", 6},
         {"b: word 1 is not valid UTF-8 (byte 0xff at byte 0 of the text); allowed: UTF-8 text", 7},
@@ -1130,6 +1130,13 @@ static void test_option_table(void) {
         {"heads: 0 is out of range; allowed: an integer from 1 to 8 that divides dim", 10},
         {"rtol: inf is not a finite number; allowed: a finite number >= 0", 11},
         {"weight-std: 0 is out of range; allowed: a finite number above 0, up to 10", 12},
+        /* a hand-filled sweep is said with every digit, so that LO just above HI is seen to be */
+        {"sweep: 1.0000001999999999:1.0000001000000001:3 is not a valid sweep (LO is above HI); allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer "
+         "from 1 to 1001", 13},
+        {"sweep: 1:2:2000 is not a valid sweep (COUNT is out of range); allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer "
+         "from 1 to 1001", 14},
+        {"sweep: nan:1:3 is not a valid sweep (LO is not a finite number); allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer "
+         "from 1 to 1001", 15},
     };
     for (size_t t = 0; t < sizeof hand / sizeof hand[0]; t++) {
         poslab_config_default(&cfg);
@@ -1147,6 +1154,9 @@ static void test_option_table(void) {
         case 10: cfg.heads = 0; break;
         case 11: cfg.rtol = INFINITY; break;
         case 12: cfg.weight_std = 0; break;
+        case 13: cfg.sweep_count = 3; cfg.sweep_lo = 1.0000002; cfg.sweep_hi = 1.0000001; break;
+        case 14: cfg.sweep_count = 2000; cfg.sweep_lo = 1; cfg.sweep_hi = 2; break;
+        case 15: cfg.sweep_count = 3; cfg.sweep_lo = NAN; cfg.sweep_hi = 1; break;
         }
         msg[0] = 0;
         CHECK(poslab_config_check(&cfg, msg, sizeof msg) == POSLAB_ERR_INPUT && !strcmp(msg, hand[t].want),

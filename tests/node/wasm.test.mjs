@@ -168,7 +168,8 @@ test('invalid config throws the CLI\'s words and the lab stays usable', () => {
   assert.throws(() => lab.run({ dim: true }), /dim: true is not a number; allowed: an integer from 1 to 512/);
   assert.throws(() => lab.run({ sentence_a: 'dog\0x bites man' }), /sentence_a: contains a NUL character/);
   assert.throws(() => lab.run({ dim: '6\0' }), /dim: contains a NUL character/);
-  assert.throws(() => lab.run({ sweep: { lo: 0, hi: 1, count: 3 } }), /sweep: "0:1:3" is not a valid sweep/);
+  assert.throws(() => lab.run({ sweep: { lo: 0, hi: 1, count: 3 } }), /sweep: "0:1:3" is not a valid sweep \(LO is out of range\); allowed/);
+  assert.throws(() => lab.run({ sweep: '10:1:3' }), { message: 'sweep: "10:1:3" is not a valid sweep (LO is above HI); allowed: LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer from 1 to 1001' });
   // the CLI's text is a sweep too; anything else says what it was given
   assert.deepEqual(lab.run({ sweep: '1e-3:10:3' }).sweep, lab.run({ sweep: { lo: 1e-3, hi: 10, count: 3 } }).sweep);
   for (const bad of [true, [1, 10, 3], { lo: 1, hi: 10 }]) {
