@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make bench` (after `make native site`): times the native core, the
 # WebAssembly core, NumPy and plain JavaScript on the same workloads and
-# writes docs/benchmarks.md. Takes 20 to 30 minutes on two cores.
+# writes docs/benchmarks.md. How long it takes: tests/bench/README.md.
 #
 # NumPy is timed twice when OpenBLAS can be had: as Debian installs it (on the
 # reference BLAS, unless the machine has switched libblas.so.3 to OpenBLAS)
