@@ -224,7 +224,8 @@ void poslab_config_free(poslab_config *cfg);
  * `dim: "513" is out of range; allowed: an integer from 1 to 512`, saying
  * what is wrong: "is not a number", "is not a finite number" (nan, inf),
  * "is not an integer" (1.5), and "is out of range" only for a number of
- * the right sort outside the row's limits. */
+ * the right sort outside the row's limits; a sweep says the same of its
+ * part in brackets: `"1:0.5:3" is not a valid sweep (LO is above HI)`. */
 poslab_status poslab_config_set(poslab_config *cfg, const char *key,
                                 const char *value, char *message,
                                 size_t message_size);
