@@ -29,6 +29,7 @@ import { lighthouseBench, lighthouseMarkdown } from './lighthouse.mjs';
 import { transformerBench, transformerMarkdown, transformerTargets } from './transformer.mjs';
 import { memoryBench, memoryMarkdown, memoryTarget } from './memory.mjs';
 import { checkpointPageBench, checkpointPageMarkdown } from './checkpoint_page.mjs';
+import { machineFigures, machineAgainstLast } from './last_run.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const here = path.join(root, 'tests/bench');
@@ -254,6 +255,7 @@ out('OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are unset for the NumPy runs only. T
     'median [interquartile range] over n repetitions after warm-up runs. Every repetition of a full run ' +
     'draws afresh (the seed alternates between 2 and 3), so no contestant reuses anything from the one before.');
 out();
+const machineLine = lines.length; // the paragraph on the last run goes here, once the page is measured
 
 out('## Workloads');
 out();
@@ -645,7 +647,16 @@ out(`Lighthouse took ${num((Date.now() - lighthouseStarted) / 1000, 3)} s, after
     `${num((Date.now() - started) / 1000, 3)} s, building the core and the site not counted.`);
 out();
 
+// Beside the machine table: its figures that run none of our code, against
+// the run this one replaces (docs/benchmarks.md, before it is overwritten).
+const benchmarksMd = path.join(root, 'docs', 'benchmarks.md');
+const lastRun = machineAgainstLast({
+  openblas: openblasInfo?.dgemm_gflops, reference: numpyInfo.dgemm_gflops,
+  blankPage: percentile(page.render.start.blankPage, 50),
+}, existsSync(benchmarksMd) ? machineFigures(readFileSync(benchmarksMd, 'utf8')) : null, (x) => num(x, 3));
+if (lastRun) lines.splice(machineLine, 0, lastRun, '');
+
 const md = lines.join('\n') + '\n';
 // a --quick run must not overwrite the measured table
-writeFileSync(quick ? path.join(root, 'build/bench-quick.md') : path.join(root, 'docs', 'benchmarks.md'), md);
+writeFileSync(quick ? path.join(root, 'build/bench-quick.md') : benchmarksMd, md);
 process.stdout.write(md);
