@@ -118,6 +118,9 @@ const char *poslab_scheme_name(poslab_scheme scheme) {
 #define NO_FLAG (-1)
 /* Which models read an option (poslab_option.models); 0: every model. */
 #define ALL_MODELS 0u
+/* The smallest double above 0: a limit that refuses 0 itself (weight-std,
+ * and a sweep's LO and HI). */
+#define ABOVE_ZERO 4.9406564584124654e-324
 #define DRAWN ((1u << POSLAB_MODEL_HEAD) | (1u << POSLAB_MODEL_TRANSFORMER))
 #define CHECKPOINT (1u << POSLAB_MODEL_CHECKPOINT)
 #ifdef POSLAB_CHECKPOINT
@@ -181,8 +184,7 @@ static const poslab_option options[] = {
      FIELD(heads), NO_FLAG, DRAWN},
     {"layers", "layers", POSLAB_KIND_INTEGER, 1, POSLAB_MAX_LAYERS, "2", NULL,
      "an integer from 1 to 12", "N", "transformer blocks (model transformer)", 1, FIELD(layers), NO_FLAG, DRAWN},
-    /* min: the smallest double above 0, so that 0 itself is refused */
-    {"weight-std", "weight_std", POSLAB_KIND_NUMBER, 4.9406564584124654e-324, 10, "0.02", NULL,
+    {"weight-std", "weight_std", POSLAB_KIND_NUMBER, ABOVE_ZERO, 10, "0.02", NULL,
      "a finite number above 0, up to 10", "X",
      "standard deviation of the transformer's weights, as in GPT-2", 1, FIELD(weight_std), NO_FLAG, DRAWN},
     {"sweep", "sweep", POSLAB_KIND_SWEEP, 1, POSLAB_MAX_SWEEP, NULL, NULL,
@@ -524,8 +526,8 @@ static const char *sweep_fault(char *why, const char *v, const poslab_option *o,
     const char *c[] = {v, strchr(v, ':'), NULL}, *fault = NOT_A_SWEEP;
     int i = 0;
     if (!c[1] || !(c[2] = strchr(c[1] + 1, ':')) || strchr(c[2] + 1, ':')) return fault; /* not three parts */
-    for (; i < 2; i++) /* 0 < LO, HI <= 1e6: from the smallest double above 0 */
-        if ((fault = number_fault(c[i] + (i > 0), c[i + 1], 4.9406564584124654e-324, POSLAB_MAX_SCALE, &x[i]))) break;
+    for (; i < 2; i++) /* 0 < LO, HI <= 1e6 */
+        if ((fault = number_fault(c[i] + (i > 0), c[i + 1], ABOVE_ZERO, POSLAB_MAX_SCALE, &x[i]))) break;
     if (i == 2 && !(fault = integer_fault(c[2] + 1, o, count)) && x[1] < x[0]) i = 0, fault = "is above HI";
     if (!fault) return NULL;
     decimal_snprintf(why, 64, "%s (%s %s)", NOT_A_SWEEP, parts[i], fault);

@@ -1,4 +1,4 @@
-// last_run.mjs - the machine's own speed in the run a new one replaces.
+// last_run.mjs - the machine's own speed in the last run in docs/benchmarks.md.
 //
 // Three figures in docs/benchmarks.md run none of poslab's code: DGEMM on
 // OpenBLAS, DGEMM on the reference BLAS and the first paint of a page of one

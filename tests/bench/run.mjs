@@ -648,7 +648,7 @@ out(`Lighthouse took ${num((Date.now() - lighthouseStarted) / 1000, 3)} s, after
 out();
 
 // Beside the machine table: its figures that run none of our code, against
-// the run this one replaces (docs/benchmarks.md, before it is overwritten).
+// the last run in docs/benchmarks.md (read before a full run overwrites it).
 const benchmarksMd = path.join(root, 'docs', 'benchmarks.md');
 const lastRun = machineAgainstLast({
   openblas: openblasInfo?.dgemm_gflops, reference: numpyInfo.dgemm_gflops,
