@@ -499,6 +499,21 @@ test('typing inside a word keeps the curves and renames them; a repeated word ma
   await done();
 });
 
+// tests/bench/keystroke_split.mjs splits a keystroke into the core's time
+// and the page's through ?debug: it must see the runs of the lab the page
+// computes with, each keystroke's apart.
+test('?debug times the runs of the page\'s own lab', async () => {
+  const { page, done } = await open('/?debug#a=the+dog+bites+man&b=man+bites+dog&pos=1&word=3');
+  await page.evaluate(() => window.poslabDebug.timeCore());
+  await type(page, '#sentence-a', 'dog dog bites man');
+  const times = await page.evaluate(() => window.poslabDebug.coreTimes());
+  assert.ok(times.length >= 1, 'the new words were run');
+  assert.ok(times.every((ms) => Number.isFinite(ms) && ms >= 0), JSON.stringify(times));
+  assert.deepEqual(await page.evaluate(() => window.poslabDebug.coreTimes()), [], 'taken once');
+  assert.equal((await table(page))[0].word, 'dog');
+  await done();
+});
+
 // A new sweep's draw paints the axes from the copy kept after the last
 // layout and draws only the curves, shading and marker over it: Chart.js
 // does not draw the axes again, and the picture is the very one Chart.js

@@ -47,3 +47,23 @@ test('a run is set against the last one by the figures that run none of our code
   assert.equal(machineAgainstLast({ openblas: 150 }, { written: undefined }), null);
   assert.equal(machineAgainstLast({}, last), null);
 });
+
+// keystroke_split.mjs: what the 16 ms target leaves the core once the page
+// alone has had its p95, and how much faster the core would have to be.
+test('the keystroke split says what the target leaves the core', async () => {
+  const { splitMarkdown } = await import('../bench/keystroke_split.mjs');
+  const ramp = (from, step) => Array.from({ length: 20 }, (_, i) => from + i * step); // p50 10th, p95 19th
+  const row = (scheme, heads, keys, core, alone, inWorkers = 0) =>
+    ({ scheme, heads, count: 20, asIs: { keys, core, inWorkers }, memoised: { keys: alone } });
+  const md = splitMarkdown([
+    row('random', 1, ramp(10, 0.5), ramp(2, 0.1), ramp(8, 0.2)), // alone p95 11.6: 4.4 left, core p95 3.8
+    row('rope', 8, ramp(20, 1), ramp(12, 0.5), ramp(9, 0.3), 3), // alone p95 14.4: 1.6 left, core p95 21
+    row('alibi', 8, ramp(20, 1), ramp(12, 0.5), ramp(12, 0.5)), // alone p95 21: none left
+  ], { date: '2026-12-06 18:00 UTC', machine: 'AMD EPYC, 2 cores', quick: false });
+  const lines = md.split('\n');
+  assert.ok(lines.includes('| random | 1 | 14.5 / 19.0 | 2.90 / 3.80 | 9.80 / 11.6 | 4.40 | none |'), md);
+  assert.ok(lines.includes('| rope | 8 | 29.0 / 38.0 | 16.5 / 21.0 (3 of 20 sweeps in the workers) | 11.7 / 14.4 | 1.60 | 13.1x |'), md);
+  assert.ok(lines.includes('| alibi | 8 | 29.0 / 38.0 | 16.5 / 21.0 | 16.5 / 21.0 | -5.00 | no core would do |'), md);
+  assert.match(md, /^## Where a keystroke's time goes: \(b\) 16 words, d 64, CPU 2x slower/);
+  assert.match(md, /20 per pair and way/);
+});

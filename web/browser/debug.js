@@ -8,6 +8,7 @@ import { wasmMemory } from './memory_report.js';
 // page() and settled(): the page's render once it exists, and whether the
 // page has timed the device once more after settling (Model.recalibrate).
 export function exposeDebug({ lab, model, page, settled }) {
+  const core = coreSplit(lab);
   window.poslabDebug = Object.freeze({ memoryBytes: () => lab.memoryBytes(), heapBytesInUse: () => lab.heapBytesInUse(),
     // the transformer's runs in the worker: {asked, finished, dropped}
     transformerRuns: () => page().runStats(),
@@ -15,5 +16,45 @@ export function exposeDebug({ lab, model, page, settled }) {
     // and how much later than their own time the workers' last sweep came back
     sweeps: () => ({ ...model.swept, calibration: model.calibration, settled: settled(), workerWaitMs: model.workerWaitMs }),
     // a promise of [{what, bytes, heap}]
-    wasmMemory: () => wasmMemory(page().copies()) });
+    wasmMemory: () => wasmMemory(page().copies()),
+    // How much of a keystroke is the core's (tests/bench/keystroke_split.mjs)
+    timeCore: core.time,
+    coreTimes: core.take });
+}
+
+// The core's work on the page's own thread (its runs, and the threshold
+// searches that follow a sweep), timed once time() is called: take() gives
+// the ms of each call since the last take(). Every answer is kept, and
+// with time({memoise: true}) a call made before is answered from it, so
+// that the core costs (nearly) nothing and what a keystroke still takes is
+// the page's own work: its other JavaScript, Chart.js, style, layout and
+// paint. The two ways can take turns, keystroke by keystroke.
+function coreSplit(lab) {
+  let times = null, memoised = false;
+  const answers = new Map();
+  const timed = (name) => {
+    const call = lab[name].bind(lab);
+    return (...args) => {
+      const t0 = performance.now();
+      try {
+        const key = JSON.stringify([name, ...args]);
+        if (!memoised || !answers.has(key)) answers.set(key, call(...args));
+        return answers.get(key);
+      } finally {
+        times.push(performance.now() - t0);
+      }
+    };
+  };
+  return {
+    time({ memoise = false } = {}) {
+      if (!times) lab.run = timed('run'), lab.threshold = timed('threshold');
+      times = [];
+      memoised = memoise;
+    },
+    take() {
+      const taken = times ?? [];
+      if (times) times = [];
+      return taken;
+    },
+  };
 }
