@@ -71,8 +71,9 @@ export async function keystrokeSplit({ quick = false, pairs = PAIRS } = {}) {
 const ms = (x) => (x >= 10 ? x.toFixed(1) : x.toFixed(2));
 const p50p95 = (xs) => `${ms(percentile(xs, 50))} / ${ms(percentile(xs, 95))}`;
 
-// The report: a row per pair, p50 / p95 in ms.
-export function splitMarkdown(rows, { date, machine, quick }) {
+// The report: a row per pair, p50 / p95 in ms; `date` and `machine` when it
+// stands alone (run.mjs's report says them once for every section).
+export function splitMarkdown(rows, { date = null, machine = '', quick = false } = {}) {
   const table = markdownTable(
     ['scheme', 'heads', 'keystroke', 'the core', 'the page alone', 'left for the core at p95', 'core faster by'],
     rows.map(({ scheme, heads, count, asIs, memoised }) => {
@@ -81,16 +82,18 @@ export function splitMarkdown(rows, { date, machine, quick }) {
       const faster = left <= 0 ? 'no core would do' : core <= left ? 'none' : `${(core / left).toFixed(1)}x`;
       return [scheme, heads, p50p95(asIs.keys), p50p95(asIs.core) + workers, p50p95(memoised.keys), ms(left), faster];
     }));
-  return `## Where a keystroke's time goes: (b) 16 words, d 64, CPU ${THROTTLE}x slower
+  const about = `${date ? `${date}, ${machine}${quick ? ' (--quick: numbers mean nothing)' : ''}. ` : ''}` +
+    `'New' keystrokes, each timed to the full curve (tests/bench/browser.mjs), ${rows[0]?.count ?? 0} per pair and way ` +
+    `(the two ways taking turns of ${TURN} on one page), p50 / p95 in ms. "The core" is its work on the page's thread ` +
+    'during the keystroke (lab.run: the run and its sweep; lab.threshold; a sweep sent to the workers is not in it). ' +
+    '"The page alone": the same keystrokes with the core\'s answers memoised, so that it costs nothing. "Left for the ' +
+    `core" is what the ${TARGET_MS} ms target leaves at p95 once the page alone has had its p95, and "core faster by" ` +
+    'how much faster the core\'s p95 would have to be to fit in it.';
+  return `### Where a keystroke's time goes: (b) 16 words, d 64, CPU ${THROTTLE}x slower
 
-${date}, ${machine}${quick ? ' (--quick: numbers mean nothing)' : ''}. 'New' keystrokes, each timed to the full curve
-(tests/bench/browser.mjs), ${rows[0]?.count ?? 0} per pair and way (the two ways taking turns of ${TURN} on one page), p50 / p95 in ms. "The core" is its work on the page's
-thread during the keystroke (lab.run: the run and its sweep; lab.threshold; a sweep sent to the workers is not in it). "The page alone": the
-same keystrokes with the core's answers memoised, so that it costs nothing. "Left for the core" is what the
-${TARGET_MS} ms target leaves at p95 once the page alone has had its p95, and "core faster by" how much faster the
-core's p95 would have to be to fit in it.
+${about}
 
-${table.join('\n')}`;
+${table.join('\n').trimEnd()}`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -24,6 +24,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { browserBench, browserMarkdown, transformerMarkdown as pageTransformerMarkdown, percentile, roundP95, THROTTLE, SLOWER } from './browser.mjs';
 import { simdBench, simdMarkdown } from './simd.mjs';
+import { keystrokeSplit, splitMarkdown } from './keystroke_split.mjs';
 import { markdownTable } from './markdown.mjs';
 import { lighthouseBench, lighthouseMarkdown } from './lighthouse.mjs';
 import { transformerBench, transformerMarkdown, transformerTargets } from './transformer.mjs';
@@ -451,6 +452,9 @@ out('Measured with the Performance API inside the page (tests/bench/browser.mjs)
     'page (tests/browser/harness.mjs says why).');
 out();
 for (const line of browserMarkdown(page)) out(line);
+out();
+progress('where a keystroke\'s time goes at (b) under 2x (about seven minutes)');
+out(splitMarkdown(await keystrokeSplit({ quick })));
 out();
 out('### Transformer blocks in the page');
 out();

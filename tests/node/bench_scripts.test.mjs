@@ -64,6 +64,6 @@ test('the keystroke split says what the target leaves the core', async () => {
   assert.ok(lines.includes('| random | 1 | 14.5 / 19.0 | 2.90 / 3.80 | 9.80 / 11.6 | 4.40 | none |'), md);
   assert.ok(lines.includes('| rope | 8 | 29.0 / 38.0 | 16.5 / 21.0 (3 of 20 sweeps in the workers) | 11.7 / 14.4 | 1.60 | 13.1x |'), md);
   assert.ok(lines.includes('| alibi | 8 | 29.0 / 38.0 | 16.5 / 21.0 | 16.5 / 21.0 | -5.00 | no core would do |'), md);
-  assert.match(md, /^## Where a keystroke's time goes: \(b\) 16 words, d 64, CPU 2x slower/);
+  assert.match(md, /^### Where a keystroke's time goes: \(b\) 16 words, d 64, CPU 2x slower/);
   assert.match(md, /20 per pair and way/);
 });
