@@ -8,7 +8,8 @@
 // nothing and what is left is the page's own work (its other JavaScript,
 // Chart.js, style, layout and paint). The keystroke target (16 ms at p95)
 // leaves the core what the page's own p95 does not take: the last columns.
-// Not part of run.sh; alone:
+// run.mjs puts the table under the page's section of docs/benchmarks.md;
+// alone:
 //   node tests/bench/keystroke_split.mjs [--quick] [scheme:heads,...]
 // writes build/bench-keystroke-split.md and prints it.
 import { writeFileSync, mkdirSync } from 'node:fs';
