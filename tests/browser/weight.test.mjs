@@ -92,8 +92,9 @@ test('index.html preloads every chunk main.js imports at once: they are asked fo
 // URL in the page, which the browser only decodes.
 // A worker the page starts meanwhile fetches its script and its own copy of
 // the core, and that may happen while typing: the chart's second sweep
-// worker starts with the first request after ten idle seconds, and a worker
-// still sweeping words already typed past may be ended and replaced. CI's
+// worker starts with the first sweep the page sends to the workers (on a
+// slow machine, a keystroke's) and again after ten idle seconds, and a
+// worker still sweeping words already typed past may be ended and replaced. CI's
 // run of 2026-12-06 saw one such start. Those requests are set against the
 // workers started; nothing else may be asked for.
 const WORKER_FETCHES = ['/poslab.js', '/poslab-core.js', '/poslab.wasm']; // besides the worker's script

@@ -133,6 +133,10 @@ test('shareSweeps: one merged sweep for the page, the thresholds split between t
   await new Promise((resolve) => { setTimeout(resolve, 120); });
   assert.equal(sweepers[1].ended, true, 'the idle extra copy is ended');
   assert.equal(sweepers[0].ended, false, 'the first stays');
+  // a request that one worker serves starts no copy: only a sweep to share does
+  await both.call({ config: plain, range: SWEEP, pairs: [-1], sweep: partials[1].sweep, coarse: false }, () => {});
+  await both.call({ config: none, range: SWEEP, pairs: [-1], sweep: null, coarse: false }, () => {});
+  assert.equal(sweepers.length, 2, 'no copy for thresholds alone, or for a sweep without positions');
   await both.call({ config: plain, range: SWEEP, pairs: [], sweep: null, coarse: false }, () => {});
   assert.equal(sweepers.length, 3, 'a new copy for the next sweep');
   assert.deepEqual(sweepers[2].asked[0].share, [1, 2]);

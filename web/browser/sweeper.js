@@ -164,7 +164,8 @@ export function createSweeper(url, { spare = false, name = 'sweep worker', type 
 // shares are merged into one sweep, equal to one worker's to the bit,
 // before onPartial sees it; the thresholds are then split between them. On
 // two cores the curves come back in about half the time. The extras start
-// with the first sweep and end after `idleMs` without one, so that a page
+// with the first sweep (not with a request that only one worker would
+// serve) and end after `idleMs` without a request, so that a page
 // left on other work holds one copy of the core for its chart, not two
 // (a request that comes while they start is the first's alone). A sweep
 // without positions (one point serves all) and a request for thresholds
@@ -190,10 +191,11 @@ export function shareSweeps(first, { more = null, extras = 0, idleMs = 10000, pa
     // 512 a warm-up run made it draw them as it started, and its first share
     // took 15 ms instead of 102-148 under 2x throttling, but the draws held
     // it 4.6 MiB larger 10 s after (e): 66 MiB in all, over 64.)
-    if (more && others.length < extras) others.push(...Array.from({ length: extras - others.length }, more));
+    const shared = !request.sweep && request.config.scheme !== 'none';
+    if (shared && more && others.length < extras) others.push(...Array.from({ length: extras - others.length }, more));
     const all = ready();
     const done = (promise) => promise.finally(rest);
-    if (all.length < 2 || request.sweep || request.config.scheme === 'none') {
+    if (all.length < 2 || !shared) {
       return done(all.length ? all[0].call(request, onPartial, options) : Promise.reject({ broken: 'no worker' }));
     }
     const n = all.length, got = { coarse: [], sweep: [] };
