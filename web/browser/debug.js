@@ -28,7 +28,8 @@ export function exposeDebug({ lab, model, page, settled }) {
 // with time({memoise: true}) a call made before is answered from it, so
 // that the core costs (nearly) nothing and what a keystroke still takes is
 // the page's own work: its other JavaScript, Chart.js, style, layout and
-// paint. The two ways can take turns, keystroke by keystroke.
+// paint. The two ways can take turns on one page (keystroke_split.mjs
+// takes them 15 keystrokes at a time, and says why not one by one).
 function coreSplit(lab) {
   let times = null, memoised = false;
   const answers = new Map();
