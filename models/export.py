@@ -20,6 +20,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bpe  # noqa: E402
+import recipe  # noqa: E402
 import world  # noqa: E402
 
 TASK = ("who did what to whom: 'X verb Y . who verb ?' (answer X) or "
@@ -64,16 +65,15 @@ def read_safetensors(path):
 
 
 def config(model, vocab_size, name, steps):
-    import train
     return {
         "model_type": "gpt2",
         "architectures": ["GPT2LMHeadModel"],
         "n_embd": model.C, "n_layer": model.L, "n_head": model.H,
         "n_positions": model.P, "n_ctx": model.P,
         "vocab_size": vocab_size,
-        "layer_norm_epsilon": train.EPS,
+        "layer_norm_epsilon": recipe.EPS,
         "activation_function": "gelu_new",
-        "initializer_range": train.INIT_STD,
+        "initializer_range": recipe.INIT_STD,
         "tie_word_embeddings": True,
         "poslab_model": name,
         "poslab_trained_positions": model.positions,
@@ -86,11 +86,11 @@ def config(model, vocab_size, name, steps):
             "held_out_prompts": len(world.prompts(world.split()[0])),
             "training_prompts": len(world.prompts(world.split()[1])),
         },
-        "poslab_seed": train.SEED,
+        "poslab_seed": recipe.SEED,
         "poslab_steps": steps,
-        "poslab_batch": train.BATCH,
-        "poslab_optimizer": f"AdamW lr {train.LR} (warmup {train.WARMUP}, cosine), "
-                            f"betas 0.9 0.95, weight decay {train.WEIGHT_DECAY} on matrices",
+        "poslab_batch": recipe.BATCH,
+        "poslab_optimizer": f"AdamW lr {recipe.LR} (warmup {recipe.WARMUP}, cosine), "
+                            f"betas 0.9 0.95, weight decay {recipe.WEIGHT_DECAY} on matrices",
         "poslab_loss": "cross-entropy of the answer at the prompt's last token",
     }
 

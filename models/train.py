@@ -27,24 +27,10 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bpe  # noqa: E402
+import export  # noqa: E402
 import world  # noqa: E402
-
-# The architecture and the training run: one place, written into config.json.
-ARCH = dict(n_embd=64, n_layer=3, n_head=4, n_positions=16)
-SEED = 1
-STEPS = 1200
-BATCH = 64
-LR = 3e-3
-WARMUP = 100
-WEIGHT_DECAY = 0.01
-INIT_STD = 0.02
-EPS = 1e-5
-
-VARIANTS = {
-    "gpt": dict(positions=True, causal=True),
-    "nope": dict(positions=False, causal=True),
-    "bag": dict(positions=False, causal=False),
-}
+from recipe import (ARCH, BATCH, EPS, INIT_STD, LR, SEED, STEPS, VARIANTS,  # noqa: E402
+                    WARMUP, WEIGHT_DECAY)
 
 
 def gelu(x):
@@ -213,7 +199,6 @@ def main():
     args = ap.parse_args()
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
-    import export
 
     held, train_triples = world.split()
     merges, vocab = bpe.train(world.corpus())
