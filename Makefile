@@ -1,8 +1,11 @@
-# poslab - two commands do everything on a fresh Debian/Ubuntu machine:
+# poslab - three commands do everything on a fresh Debian/Ubuntu machine:
 #   make serve   build the lab and serve it at http://localhost:8000
-#   make test    native tests (plain and sanitized), WebAssembly tests under
-#                Node, browser tests in headless Chromium
-# Both install what is missing first: Debian packages with apt-get, npm
+#   make check   the edit-test loop: the native build and its fast tests, the
+#                site, the fast Node tests and one page in Chromium (minutes)
+#   make test    the full gate: native tests (plain and sanitized), a short
+#                fuzz, WebAssembly tests under Node, browser tests in
+#                Chromium, Firefox and WebKit
+# They install what is missing first: Debian packages with apt-get, npm
 # packages with npm ci. CMake does the compiling; this file only orders steps.
 
 SHELL := /bin/bash
@@ -15,10 +18,11 @@ PYTHON := /usr/bin/python3
 # may not look in Debian's module folder.
 export NODE_PATH := /usr/share/nodejs
 
-# What building needs, and what only the tests need (Chromium, NumPy, the
-# fuzzer's runtime, valgrind), so that `make serve` and `make dist` stay lean.
+# What building needs, and what only the tests need (Chromium, NumPy,
+# PyTorch for models_vs_torch, the fuzzer's runtime, valgrind), so that
+# `make serve` and `make dist` stay lean.
 BUILD_PACKAGES := cmake gcc make python3 emscripten
-TEST_PACKAGES := python3-numpy python3-ipython chromium clang libclang-rt-14-dev valgrind
+TEST_PACKAGES := python3-numpy python3-ipython python3-torch chromium clang libclang-rt-14-dev valgrind
 # The other two engines: Firefox (driven by puppeteer-core), WebKitGTK's
 # MiniBrowser with its WebDriver (libwebkit2gtk-4.1-0 comes with the driver),
 # the X server it draws on, Mesa for its rendering and a font. Without their
@@ -27,7 +31,7 @@ TEST_PACKAGES := python3-numpy python3-ipython chromium clang libclang-rt-14-dev
 ENGINE_PACKAGES := firefox-esr webkit2gtk-driver xvfb libgl1-mesa-dri fonts-dejavu-core
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-test native asan wasm wasm-nosimd site serve dist package test test-native test-fuzz test-wasm test-browser fuzz fuzz-tokenizer fuzz-safetensors fixtures models bench clean
+.PHONY: all deps deps-test native asan wasm wasm-nosimd site serve dist package check test test-native test-fuzz test-wasm test-browser fuzz fuzz-tokenizer fuzz-safetensors fixtures models bench clean
 
 all: native site
 
@@ -80,9 +84,7 @@ CHECKPOINT_FILES := config.json model.safetensors vocab.json merges.txt
 site: wasm wasm-nosimd
 	rm -rf $(SITE) $(PAGE_SRC)
 	mkdir -p $(SITE)/vendor $(PAGE_SRC)
-	# The page's markup without its indentation (a tenth of its bytes) and
-	# its lines that are only comments (notes for whoever edits it).
-	sed -E 's/^[[:space:]]+//; /^<!--.*-->$$/d' web/index.html > $(SITE)/index.html
+	cp web/index.html $(SITE)/index.html
 	# The icon inside the page: Chromium fetches a linked icon again after
 	# every history.replaceState (each write of the address, up to five a
 	# second while a student types), and an SVG one was parsed as a document
@@ -120,23 +122,13 @@ site: wasm wasm-nosimd
 	$(ESBUILD) web/checkpoints.js --bundle --format=esm --external:./poslab.js --external:./poslab-checkpoint.js \
 	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/checkpoints.js
 	$(ESBUILD) $(BUILD)/wasm/poslab-core.js --minify --target=es2022 --outfile=$(SITE)/poslab-core.js
-	# Terser's second pass over the scripts every student loads at open (the
-	# page's first module and the chunks it imports, the wrapper, the
-	# Emscripten glue, the sweep worker, Chart.js) takes another 4.8 KB off
-	# the page's own (esbuild minifies in one pass), source maps carried
-	# through, and 18 KB off Chart.js (below). The chunks loaded later get
-	# it too.
-	cd $(SITE) && for f in main.js poslab.js sweep_worker.js chunks/*.js; do \
-	  $(TERSER) $$f $(TERSER_FLAGS) --module --source-map "content='$$f.map',url='$$(basename $$f).map'" -o $$f || exit 1; \
-	done
-	$(TERSER) $(SITE)/poslab-core.js $(TERSER_FLAGS) --module -o $(SITE)/poslab-core.js
 	$(ESBUILD) web/style.css --minify --sourcemap --outfile=$(SITE)/style.css
 	$(ESBUILD) web/later.css --minify --sourcemap --outfile=$(SITE)/later.css
-	# es2022, as the page's own code: class static fields stay fields, so
-	# Terser can drop the classes Chart.js defines that nothing registers
-	# (its time, time-series and radial scales and what only they use: 17 KB).
-	# Lowered for es2020 they became calls setting those fields, which Terser
-	# must keep.
+	# Chart.js is bundled by esbuild, then Terser drops the classes it
+	# defines that nothing registers (its time, time-series and radial
+	# scales and what only they use), which esbuild keeps. es2022, as the
+	# page's own code: class static fields stay fields, which Terser can
+	# drop; lowered for es2020 they become calls it must keep.
 	$(ESBUILD) web/vendor/chart.entry.js --bundle --minify --format=iife --target=es2022 \
 	  --legal-comments=eof --outfile=$(SITE)/vendor/chart.min.js
 	$(TERSER) $(SITE)/vendor/chart.min.js $(TERSER_FLAGS) --comments some -o $(SITE)/vendor/chart.min.js
@@ -163,16 +155,18 @@ serve: site native
 # whole lab in one file that opens from disk (web/dist/single_file.mjs).
 # make dist SITE_URL=https://example.org/poslab/ writes where it will be
 # published into both pages: their Embed dialog then gives snippets that
-# frame that address even when the page is opened from disk.
+# frame that address even when the page is opened from disk. DIST names
+# another folder for it (a test builds one beside dist/).
 SITE_URL ?=
+DIST ?= dist
 dist: site
 	@case '$(SITE_URL)' in '') ;; http://*|https://*) ;; *) echo "poslab: SITE_URL must start with http:// or https://"; exit 2;; esac
 	@case '$(SITE_URL)' in *[\"\'\<\>\|\ ]*) echo "poslab: SITE_URL must not hold quotes, <, >, | or spaces"; exit 2;; esac
-	rm -rf dist
-	cp -R $(SITE) dist
-	node web/dist/single_file.mjs $(SITE) $(PAGE_SRC) dist/poslab.html
-	[ -z '$(SITE_URL)' ] || sed -i 's|<head>|<head><meta name="poslab-site" content="$(SITE_URL)">|' dist/index.html dist/poslab.html
-	@echo "poslab: dist/ holds the whole lab; serve it from any static host"
+	rm -rf $(DIST)
+	cp -R $(SITE) $(DIST)
+	node web/dist/single_file.mjs $(SITE) $(PAGE_SRC) $(DIST)/poslab.html
+	[ -z '$(SITE_URL)' ] || sed -i 's|<head>|<head><meta name="poslab-site" content="$(SITE_URL)">|' $(DIST)/index.html $(DIST)/poslab.html
+	@echo "poslab: $(DIST)/ holds the whole lab; serve it from any static host"
 
 # The wrapper as an npm package (not published): build/package/, packed by
 # npm pack into build/poslab-<version>.tgz. It holds the wrapper, the glue,
@@ -190,16 +184,30 @@ package: site
 	  web/npm/package.json web/npm/README.md $(PACKAGE)/
 	cd $(PACKAGE) && npm pack --pack-destination .. --silent
 
+# The edit-test loop, a few minutes from a built tree: the native build and
+# its tests but those labelled slow in CMakeLists.txt, the site, the Node
+# tests but the slow ones below, and the page's own test in Chromium.
+SLOW_NODE_TESTS := $(addprefix tests/node/,bench_scripts checkpoint checkpoint_page memory numpy_checkpoint \
+  numpy_script package sweep_steps threshold_steps tokenizer)
+CHECK_NODE_TESTS := $(filter-out $(addsuffix .test.mjs,$(SLOW_NODE_TESTS)),$(wildcard tests/node/*.test.mjs))
+check: native site
+	cd $(BUILD)/native && ctest --output-on-failure -j2 -LE slow
+	node --test $(CHECK_NODE_TESTS)
+	node --test tests/browser/page.test.mjs
+
+# The full gate. dist/ is built once here; the browser tests that need it
+# read it as it is. POSLAB_REQUIRE_TORCH makes models_vs_torch fail, not
+# skip, where PyTorch is missing.
 test: test-native test-fuzz test-wasm test-browser
 
 test-native: deps-test native asan
-	cd $(BUILD)/native && ctest --output-on-failure
-	cd $(BUILD)/asan && ctest --output-on-failure
+	cd $(BUILD)/native && POSLAB_REQUIRE_TORCH=1 ctest --output-on-failure -j2
+	cd $(BUILD)/asan && ctest --output-on-failure -j2
 
 test-wasm: deps-test site native
 	node --test tests/node/*.test.mjs
 
-test-browser: deps-test site native
+test-browser: deps-test dist native
 	node --test --test-concurrency=1 tests/browser/*.test.mjs
 
 # libFuzzer with ASan and UBSan over tests/fuzz/corpus; new inputs go to

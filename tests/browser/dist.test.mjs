@@ -4,13 +4,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT, serveDir, launch, watch, settled, verdictColumn } from './harness.mjs';
+import { ROOT, DIST, distBuilt, serveDir, launch, watch, settled, verdictColumn } from './harness.mjs';
 import { iframeSnippet } from '../../web/views/embed_dialog.js';
 
-const DIST = path.join(ROOT, 'dist');
 let python;
 let distOrigin; // http://127.0.0.1:<port>, Python
 let parent; // the course page, on http://localhost:<port>
@@ -35,11 +34,7 @@ function startPython(dir) {
 }
 
 before(async () => {
-  // `make test-browser` has just built build/site, so `-o site` runs only the
-  // dist recipe (copy the site); without a site, the full `make dist`.
-  const args = existsSync(path.join(ROOT, 'build', 'site', 'index.html')) ? ['-o', 'site', 'dist'] : ['dist'];
-  const made = spawnSync('make', ['--no-print-directory', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 600000 });
-  assert.equal(made.status, 0, `make dist failed:\n${made.stdout}\n${made.stderr}`);
+  distBuilt();
   assert.ok(existsSync(path.join(DIST, 'index.html')) && existsSync(path.join(DIST, 'poslab.wasm')));
   ({ child: python, origin: distOrigin } = await startPython(DIST));
   const src = `${distOrigin}/?embed=1&hide=intro#pos=0&scheme=sinusoidal&scale=1`;
@@ -223,14 +218,17 @@ test('in a frame grown to the lab\'s height, the result bar and a dialog stand i
 });
 
 test('make dist SITE_URL=... carries the published address: the single file opened from disk frames it', async () => {
-  const make = (...more) => spawnSync('make', ['--no-print-directory', '-o', 'site', 'dist', ...more], { cwd: ROOT, encoding: 'utf8', timeout: 600000 });
+  // made beside dist/ (DIST=), which the other tests read as it is
+  const folder = path.join(ROOT, 'build', 'dist-site-url');
+  const make = (...more) => spawnSync('make', ['--no-print-directory', '-o', 'site', 'dist', `DIST=${folder}`, ...more],
+    { cwd: ROOT, encoding: 'utf8', timeout: 600000 });
   assert.notEqual(make('SITE_URL=javascript:alert(1)').status, 0, 'an address that is not http(s) is refused');
   const made = make('SITE_URL=https://example.org/poslab/');
   assert.equal(made.status, 0, made.stderr);
   try {
     const context = await browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${pathToFileURL(path.join(DIST, 'poslab.html')).href}#pos=1`);
+    await page.goto(`${pathToFileURL(path.join(folder, 'poslab.html')).href}#pos=1`);
     await page.waitForSelector('html[data-ready="true"]');
     await page.click('#embed-open');
     await page.waitForSelector('#embed-dialog[open]');
@@ -240,6 +238,6 @@ test('make dist SITE_URL=... carries the published address: the single file open
     assert.match(await page.inputValue('#embed-code'), /<iframe src="https:\/\/example\.org\/poslab\/\?embed=1#/);
     await context.close();
   } finally {
-    assert.equal(make().status, 0); // dist/ as the other tests expect it
+    rmSync(folder, { recursive: true, force: true });
   }
 });

@@ -1,10 +1,13 @@
 // Shared by the browser tests: a static server for a folder with optional
 // extra headers, Chromium with the flags that work on these machines, one
-// site-and-browser setup per test file (useSite), and a watcher that
-// collects everything a page should never do. Not a test file itself (make
+// site-and-browser setup per test file (useSite), dist/ made once for the
+// suite (distBuilt), and a watcher that collects everything a page should
+// never do. Not a test file itself (make
 // test-browser runs *.test.mjs).
 import assert from 'node:assert/strict';
 import { before, after } from 'node:test';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -14,6 +17,24 @@ import { chromium } from 'playwright-core';
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const SITE = path.join(ROOT, 'build', 'site');
 export const ARTIFACTS = path.join(ROOT, 'tests', 'artifacts');
+export const DIST = path.join(ROOT, 'dist');
+
+// dist/ as `make test-browser` made it before the suite (`make dist`, once);
+// made here only when it is missing, older than build/site or made for a
+// SITE_URL, as when a test file runs by itself.
+export function distBuilt() {
+  const single = path.join(DIST, 'poslab.html');
+  const site = path.join(SITE, 'index.html');
+  const current = existsSync(single) && existsSync(site) && statSync(single).mtimeMs >= statSync(site).mtimeMs &&
+    !readFileSync(path.join(DIST, 'index.html'), 'utf8').includes('name="poslab-site"');
+  if (!current) {
+    // after `make site`, only the dist recipe runs
+    const made = spawnSync('make', ['--no-print-directory', ...(existsSync(site) ? ['-o', 'site'] : []), 'dist'],
+      { cwd: ROOT, encoding: 'utf8', timeout: 600000 });
+    assert.equal(made.status, 0, `make dist failed:\n${made.stdout}\n${made.stderr}`);
+  }
+  return DIST;
+}
 
 // The policy a course site could serve the lab under: nothing inline, no
 // eval, only WebAssembly compilation. frame-ancestors only works as a header.

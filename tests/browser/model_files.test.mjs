@@ -103,9 +103,9 @@ test('the files chosen: memory said first, the core\'s figure, kept for a reload
 });
 
 // GPT-2's page with nothing kept, gpt2-mini's folder and the CLI's figure for it.
-async function gpt2Page() {
+async function gpt2Page(url = URL_GPT2) {
   const folder = checkpoint('gpt2-mini');
-  const { page, done } = await openPage(site.context, site.origin, URL_GPT2);
+  const { page, done } = await openPage(site.context, site.origin, url);
   await page.waitForSelector('#model-files .mf-pick');
   await forgetAll(page);
   return { page, done, folder, figure: sig(cli(folder).mean_cosine_similarity) };
@@ -144,11 +144,14 @@ test('a chosen file whose stream never answers is read again by itself, and the 
 });
 
 // A read that stops moving anywhere else (here the checkpoint module's
-// instantiation never ends) is given up after STALL_MS: said next to the
-// button, the bar and Cancel gone; chosen again, the files open.
-test('a read that stops moving: given up after STALL_MS and said next to the button; chosen again, it opens', async () => {
+// instantiation never ends) is given up after the page's stall limit (30 s;
+// ?stall= shortens it here): said next to the button, the bar and Cancel
+// gone; chosen again, the files open.
+test('a read that stops moving: given up after the stall limit and said next to the button; chosen again, it opens', async () => {
   const { STALL_MS } = await import(`${ROOT}web/views/model_files.js`);
-  const { page, done, folder, figure } = await gpt2Page();
+  assert.equal(STALL_MS, 30000);
+  const STALL = 5000;
+  const { page, done, folder, figure } = await gpt2Page(URL_GPT2.replace('?debug', `?debug&stall=${STALL}`));
   await page.evaluate(() => {
     const instantiate = WebAssembly.instantiate;
     let stalled = false;
@@ -160,10 +163,10 @@ test('a read that stops moving: given up after STALL_MS and said next to the but
   });
   const chosen = Date.now();
   await choose(page, paths(folder));
-  await page.waitForFunction(() => !document.querySelector('#model-files .mf-error').hidden, null, { timeout: STALL_MS + 15000 });
+  await page.waitForFunction(() => !document.querySelector('#model-files .mf-error').hidden, null, { timeout: STALL + 15000 });
   const waited = Date.now() - chosen;
-  assert.ok(waited >= STALL_MS - 1000, `given up after ${waited} ms`);
-  assert.equal(await page.textContent('#model-files .mf-error'), `Reading GPT-2’s files stopped: nothing was read for ${STALL_MS / 1000} s. Choose them again.`);
+  assert.ok(waited >= STALL - 1000, `given up after ${waited} ms`);
+  assert.equal(await page.textContent('#model-files .mf-error'), `Reading GPT-2’s files stopped: nothing was read for ${STALL / 1000} s. Choose them again.`);
   assert.equal(await page.textContent('#model-files .mf-status'), '');
   assert.equal(await page.isHidden('#model-files progress'), true);
   assert.equal(await page.isHidden('#checkpoint'), true, 'nothing shown of a model that did not open');
@@ -251,7 +254,9 @@ test('a truncated, a missing or a wrong file: the CLI\'s line next to the button
   await done();
 });
 
-test('GPT-2 small (548 MB): the bar every 200 ms, the lab answers meanwhile, Cancel leaves it as it was, then the core\'s figure', async (t) => {
+// GPT-2 small's 548 MB are read once to the end: Cancel is tried a few
+// bar updates into a first read, and the second read is the one timed.
+test('GPT-2 small (548 MB): Cancel leaves it as it was; the bar every 200 ms, the lab answers meanwhile, then the core\'s figure', async (t) => {
   const folder = checkpoint('gpt2-small');
   const { page, done } = await openPage(site.context, site.origin, URL_GPT2);
   await page.waitForSelector('#model-files .mf-pick');
@@ -259,28 +264,9 @@ test('GPT-2 small (548 MB): the bar every 200 ms, the lab answers meanwhile, Can
   const before = await page.evaluate(() => location.hash);
   await recordProgress(page);
   await choose(page, paths(folder));
-  // a fifth of the way in: the causal switch answers while the read goes on
-  await page.waitForFunction(() => window.__mf.some((s) => s.value > s.max / 5));
-  const still = () => page.evaluate(() => { const s = window.__mf.at(-1); return s.value > 0 && s.value < s.max; });
-  await page.click('label:has(#causal)');
-  await page.waitForFunction(() => /causal=0/.test(location.hash), null, { timeout: 3000 });
-  assert.ok(await still(), `the switch answered only once the read was over: ${JSON.stringify(await page.evaluate(() => window.__mf.slice(-3)))}`);
-  await page.click('label:has(#causal)');
-  await page.waitForFunction((h) => location.hash === h, before, { timeout: 3000 });
-  assert.ok(await still(), `the switch answered only once the read was over: ${JSON.stringify(await page.evaluate(() => window.__mf.slice(-3)))}`);
+  await page.waitForFunction(() => window.__mf.filter((s) => s.value > 0).length >= 5);
   await page.click('#model-files .mf-cancel');
   await page.waitForSelector('#model-files .mf-progress', { state: 'hidden' });
-  const seen = await page.evaluate(() => window.__mf);
-  const at = seen.filter((s) => s.value > 0).map((s) => s.t);
-  const gaps = at.slice(1).map((x, i) => x - at[i]).sort((x, y) => x - y);
-  const p95 = gaps[Math.floor(gaps.length * 0.95)];
-  t.diagnostic(`${at.length} bar updates before Cancel, gaps: 95th percentile ${p95.toFixed(0)} ms, longest ${gaps.at(-1).toFixed(0)} ms`);
-  assert.ok(at.length >= 5, `the bar moved ${at.length} times`);
-  // every 200 ms: the 95th percentile is held to it (a bar that never moves,
-  // or moves every 500 ms, fails); one gap of a few hundred ms comes and goes
-  // with the other work on a shared machine, so the longest is held to 1 s
-  // here and reported by the bench (tests/bench/model_files.mjs)
-  assert.ok(p95 <= 200 && gaps.at(-1) <= 1000, `gaps: 95th percentile ${p95.toFixed(0)} ms, longest ${gaps.at(-1).toFixed(0)} ms`);
   // as it was: no model, no words, nothing kept, no memory held
   assert.equal(await page.textContent('#model-files .mf-status'), '');
   assert.equal(await page.isHidden('#model-files .mf-error'), true);
@@ -290,10 +276,32 @@ test('GPT-2 small (548 MB): the bar every 200 ms, the lab answers meanwhile, Can
   assert.equal((await page.evaluate(() => window.poslabDebug.wasmMemory())).some((m) => m.what === 'checkpoint'), false);
   await page.waitForTimeout(1000);
   assert.deepEqual(await kept(page), []);
-  // then the whole read, and the core's figure
+  // then the whole read: a fifth of the way in, the causal switch answers
+  // while the read goes on; the bar moves every 200 ms; the core's figure
+  await page.evaluate(() => { window.__mf = []; });
   const want = cli(folder);
   await choose(page, paths(folder));
+  await page.waitForFunction(() => window.__mf.some((s) => s.value > s.max / 5));
+  const still = () => page.evaluate(() => { const s = window.__mf.at(-1); return s.value > 0 && s.value < s.max; });
+  await page.click('label:has(#causal)');
+  await page.waitForFunction(() => /causal=0/.test(location.hash), null, { timeout: 3000 });
+  assert.ok(await still(), `the switch answered only once the read was over: ${JSON.stringify(await page.evaluate(() => window.__mf.slice(-3)))}`);
+  await page.click('label:has(#causal)');
+  await page.waitForFunction((h) => location.hash === h, before, { timeout: 3000 });
+  assert.ok(await still(), `the switch answered only once the read was over: ${JSON.stringify(await page.evaluate(() => window.__mf.slice(-3)))}`);
   await bodyHas(page, sig(want.mean_cosine_similarity), 120000);
+  const seen = await page.evaluate(() => window.__mf);
+  // (its first half: the switch's clicks included, as long as a shared machine keeps quiet)
+  const at = seen.filter((s) => s.value > 0 && s.value <= s.max / 2).map((s) => s.t);
+  const gaps = at.slice(1).map((x, i) => x - at[i]).sort((x, y) => x - y);
+  const p95 = gaps[Math.floor(gaps.length * 0.95)];
+  t.diagnostic(`${at.length} bar updates in the first half of the read, gaps: 95th percentile ${p95.toFixed(0)} ms, longest ${gaps.at(-1).toFixed(0)} ms`);
+  assert.ok(at.length >= 5, `the bar moved ${at.length} times`);
+  // every 200 ms: the 95th percentile is held to it (a bar that never moves,
+  // or moves every 500 ms, fails); one gap of a few hundred ms comes and goes
+  // with the other work on a shared machine, so the longest is held to 1 s
+  // here and reported by the bench (tests/bench/model_files.mjs)
+  assert.ok(p95 <= 200 && gaps.at(-1) <= 1000, `gaps: 95th percentile ${p95.toFixed(0)} ms, longest ${gaps.at(-1).toFixed(0)} ms`);
   assert.match(await page.textContent('#model-files .mf-status'), /GPT-2 is open: 12 blocks, 768 wide, 124M parameters/);
   await page.waitForFunction(() => /kept on this device \(\d/.test(document.querySelector('#model-files .mf-kept').textContent), null, { timeout: 120000 });
   // Slider steps on GPT-2 small: its runs (a third of a second each) go in

@@ -70,26 +70,31 @@ test('Firefox: the files chosen, the memory said first, the core\'s figure; a tr
   assert.deepEqual(site.misses, []);
 });
 
+// GPT-2 small's 548 MB are read once to the end: Cancel a few bar updates
+// into a first read, and the second read is the one timed.
 test('Firefox: Cancel in the middle of GPT-2 small leaves the lab as it was; chosen again, it opens with the core\'s figure', async () => {
   const folder = checkpoint('gpt2-small');
   const { page, problems } = await open();
   const before = await page.evaluate(() => location.hash);
   await choose(page, paths(folder, FILES));
-  await page.waitForFunction(() => window.__mf.some((s) => s.value > s.max / 4), { timeout: 60000 });
+  await page.waitForFunction(() => window.__mf.filter((s) => s.value > 0).length >= 3, { timeout: 60000 });
   await page.click('#model-files .mf-cancel');
   await page.waitForSelector('#model-files .mf-progress', { hidden: true });
-  const seen = await page.evaluate(() => window.__mf.filter((s) => s.value > 0).map((s) => s.t));
-  const gaps = seen.slice(1).map((x, i) => x - seen[i]).sort((x, y) => x - y);
-  const p95 = gaps[Math.floor(gaps.length * 0.95)];
-  assert.ok(seen.length >= 3 && p95 <= 200 && gaps.at(-1) <= 1000, `${seen.length} updates, gaps: 95th percentile ${p95} ms, longest ${gaps.at(-1)} ms`);
   assert.equal(await page.$eval('#model-files .mf-status', (e) => e.textContent), '');
   assert.equal(await page.$eval('#model-files .mf-error', (e) => e.hidden), true);
   assert.equal(await page.evaluate(() => location.hash), before);
   const memory = await page.evaluate(() => window.poslabDebug.wasmMemory());
   assert.equal(memory.some((m) => m.what === 'checkpoint'), false, JSON.stringify(memory));
-  // chosen again and read to the end: GPT-2 small open in Firefox, the core's figure
+  // chosen again and read to the end: the bar every 200 ms (over its
+  // first quarter, as long as a shared machine keeps quiet), GPT-2 small
+  // open in Firefox, the core's figure
+  await page.evaluate(() => { window.__mf = []; });
   await choose(page, paths(folder, FILES));
   await bodyHas(page, sig(cli(folder).mean_cosine_similarity), 180000);
+  const seen = await page.evaluate(() => window.__mf.filter((s) => s.value > 0 && s.value <= s.max / 4).map((s) => s.t));
+  const gaps = seen.slice(1).map((x, i) => x - seen[i]).sort((x, y) => x - y);
+  const p95 = gaps[Math.floor(gaps.length * 0.95)];
+  assert.ok(seen.length >= 3 && p95 <= 200 && gaps.at(-1) <= 1000, `${seen.length} updates, gaps: 95th percentile ${p95} ms, longest ${gaps.at(-1)} ms`);
   assert.match(await page.$eval('#model-files .mf-status', (e) => e.textContent), /^GPT-2 is open: 12 blocks, 768 wide, 124M parameters/);
   await page.waitForFunction(() => /kept on this device \(\d/.test(document.querySelector('#model-files .mf-kept').textContent), { timeout: 120000 });
   await page.click('#model-files .mf-forget');

@@ -6,21 +6,16 @@
 // have); copySingleFile() gives the file:// URL to open. Not a test file
 // itself (make test-browser runs *.test.mjs).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT, isSettled } from './harness.mjs';
+import { ROOT, distBuilt, isSettled } from './harness.mjs';
 
 export const SINGLE_FILE = path.join(ROOT, 'dist', 'poslab.html');
 
-// Builds dist/poslab.html (after `make site`, only the dist step runs).
-export function makeSingleFile() {
-  const args = existsSync(path.join(ROOT, 'build', 'site', 'index.html')) ? ['-o', 'site', 'dist'] : ['dist'];
-  const made = spawnSync('make', ['--no-print-directory', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 600000 });
-  assert.equal(made.status, 0, `make dist failed:\n${made.stdout}\n${made.stderr}`);
-}
+// dist/poslab.html, made if `make test-browser` has not (harness.mjs).
+export const makeSingleFile = distBuilt;
 
 // A fresh temporary folder with only poslab.html in it: { url, remove() }.
 export function copySingleFile() {

@@ -27,6 +27,13 @@ const PROGRESS_MS = 16;
 // else might hold a read. The headers of GPT-2 small
 // take under a second, a piece a few milliseconds.
 export const STALL_MS = 30000;
+// A page opened with ?debug&stall=MS gives up after MS instead, so that a
+// test of the stall need not wait 30 real seconds.
+function stallMs() {
+  const params = new URLSearchParams(globalThis.location?.search ?? '');
+  const ms = Number(params.get('stall'));
+  return params.has('debug') && ms > 0 ? ms : STALL_MS;
+}
 
 // What a student can do about the core's line for a file (shown above it),
 // or '' where the line says it well enough: "data_offsets [0, 12865792]
@@ -146,13 +153,14 @@ export function createModelFiles(doc, lab, rerender) {
     let memory = '';
     // A stalled read fails as a refused file does (the handlers below)
     let movedAt = performance.now();
+    const stallAfter = stallMs();
     let watch;
     const stalled = new Promise((_, reject) => {
       watch = setInterval(() => {
         if (reading !== started) clearInterval(watch); // (not a newer read's to release)
-        else if (performance.now() - movedAt >= STALL_MS) {
+        else if (performance.now() - movedAt >= stallAfter) {
           loader.release(); // (the read, if it ever moves again, is dropped)
-          reject(new Error(`Reading GPT-2’s files stopped: nothing was read for ${STALL_MS / 1000} s. Choose them again.`));
+          reject(new Error(`Reading GPT-2’s files stopped: nothing was read for ${stallAfter / 1000} s. Choose them again.`));
         }
       }, 1000);
     });
