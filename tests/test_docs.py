@@ -21,6 +21,7 @@ as shown, and links that lead somewhere.
 
 usage: python3 tests/test_docs.py ROOT PATH_TO_POSLAB
        python3 tests/test_docs.py ROOT            (paths, names and links only: no build needed)
+       python3 tests/test_docs.py ROOT --list     (every path and name the documents cite, and where)
 Needs only the standard library.
 """
 import glob
@@ -31,7 +32,8 @@ import sys
 import tempfile
 
 ROOT = os.path.abspath(sys.argv[1])
-CLI = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else None
+LIST = "--list" in sys.argv[2:]
+CLI = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 and not LIST else None
 passed = failed = 0
 
 
@@ -338,15 +340,58 @@ def check_names(paths):
     return seen, missing
 
 
+def code_citations():
+    """(file:line, document, section) for each `docs/X.md, "Section"` the
+    code cites, and (file:line, document) for each document it names."""
+    cited, named = [], []
+    rx = re.compile(r"docs/([\w-]+\.md)(?:['\u2019]s)?,?[ \t]*(?:\n[ \t]*(?:[*#]|//)?[ \t]*)?\(?\"([A-Za-z][^\"\n]{1,59})\"")
+    for f in sorted(TREE):
+        top = f.split("/")[0]
+        if not ((top in CODE_DIRS and f.endswith(CODE_EXT) and "/fuzz/" not in f) or f in CODE_FILES) \
+                or f == "tests/test_docs.py":
+            continue
+        try:
+            with open(os.path.join(ROOT, f), encoding="utf-8") as fh:
+                text = fh.read()
+        except (OSError, UnicodeDecodeError):
+            continue
+        for m in re.finditer(r"docs/([\w-]+\.md)", text):
+            named.append((f"{f}:{text.count(chr(10), 0, m.start()) + 1}", m.group(1)))
+        for m in rx.finditer(text):
+            cited.append((f"{f}:{text.count(chr(10), 0, m.start()) + 1}", m.group(1), m.group(2)))
+    return cited, named
+
+
+def heading_texts(path):
+    with open(path, encoding="utf-8") as f:
+        return {re.sub(r"^#+\s*", "", l).strip().lower() for l in f if re.match(r"^#{1,6}\s", l)}
+
+
 TREE = tree_files()
 CODE, BUILD_WORDS = code_index()
 STEMS = {os.path.basename(f).split(".")[0] for f in TREE}
 
 
+if LIST:
+    for path in documents():
+        for n, span, kind in cited_names(Doc(path)):
+            print(f"{rel(path)}:{n}\t{kind}\t{span}")
+    sys.exit(0)
+
 commands_run = options_seen = links_seen = 0
 names_seen, names_missing = check_names(documents())
 check(not names_missing, "paths and names the documents cite that the tree does not hold "
       "(renamed or removed? fix the document):\n  " + "\n  ".join(names_missing))
+# ---- the other way: the documents and sections the code cites exist ----
+citations, named_docs = code_citations()
+stale = [f"{where}: docs/{doc} (no such document)" for where, doc in named_docs
+         if not os.path.exists(os.path.join(ROOT, "docs", doc))]
+for where, doc, section in citations:
+    path = os.path.join(ROOT, "docs", doc)
+    if os.path.exists(path) and section.lower() not in heading_texts(path):
+        stale.append(f'{where}: docs/{doc}, "{section}" (no such heading)')
+check(not stale, "documents and sections the code cites that do not exist:\n  " + "\n  ".join(stale))
+check(len(citations) >= 5, f"the code's citations of documents were read: {len(citations)}")
 for path in documents():
     doc = Doc(path)
     where = rel(path)
