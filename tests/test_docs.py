@@ -344,7 +344,7 @@ def code_citations():
     """(file:line, document, section) for each `docs/X.md, "Section"` the
     code cites, and (file:line, document) for each document it names."""
     cited, named = [], []
-    rx = re.compile(r"docs/([\w-]+\.md)(?:['\u2019]s)?,?[ \t]*(?:\n[ \t]*(?:[*#]|//)?[ \t]*)?\(?\"([A-Za-z][^\"\n]{1,59})\"")
+    rx = re.compile(r"(docs/)?\b([\w-]+\.md)(?:['\u2019]s)?,?[ \t]*(?:\n[ \t]*(?:[*#]|//)?[ \t]*)?\(?\"([A-Za-z][^\"\n]{1,59})\"")
     for f in sorted(TREE):
         top = f.split("/")[0]
         if not ((top in CODE_DIRS and f.endswith(CODE_EXT) and "/fuzz/" not in f) or f in CODE_FILES) \
@@ -358,7 +358,9 @@ def code_citations():
         for m in re.finditer(r"docs/([\w-]+\.md)", text):
             named.append((f"{f}:{text.count(chr(10), 0, m.start()) + 1}", m.group(1)))
         for m in rx.finditer(text):
-            cited.append((f"{f}:{text.count(chr(10), 0, m.start()) + 1}", m.group(1), m.group(2)))
+            # a bare name (experiment.md, "Draws") counts when docs/ has such a file
+            if m.group(1) or os.path.exists(os.path.join(ROOT, "docs", m.group(2))):
+                cited.append((f"{f}:{text.count(chr(10), 0, m.start()) + 1}", m.group(2), m.group(3)))
     return cited, named
 
 
