@@ -227,7 +227,7 @@ const siteFiles = existsSync(site) ? files(site).map((p) => {
 const S = (r, key = 'total_ms') => stats(r[key]);
 const lines = [];
 const out = (s = '') => lines.push(s);
-const table = (head, rows) => markdownTable(head, rows).forEach((line) => out(line));
+const table = (head, rows, options) => markdownTable(head, rows, options).forEach((line) => out(line));
 const blasName = (info) => (info.openblas_core
   ? `OpenBLAS (${info.openblas_config.split(' ')[1]}, kernel ${info.openblas_core}, ${info.openblas_threads} threads)`
   : `${(info.blas_library || ['?'])[0]} (reference BLAS, 1 thread)`);
@@ -426,7 +426,7 @@ table(['measure', 'what changes', 'timed until'], [
   ['drawn afresh', 'the count of distinct words (n, n + 1, n, ...), so the draws are made again', 'the full curve'],
   ['a word more or less', 'sentence A\'s length (n - 1, n, ...), so the table gains or loses a row', 'the full curve'],
   ['inside a word', 'the first word\'s spelling (k00, k01, ...), no number', 'the chart is drawn with the new name'],
-]);
+], { left: 3 });
 out('The page times a sweep at start and again once settled, then sends each sweep it expects to take over 14 ms ' +
     'to its two sweep workers (every other point each), unless their answer would come no sooner (up to 30 ms). ' +
     'After a sweep, the expectation for its kind (scheme, heads, width) is what it took.');
