@@ -192,7 +192,7 @@ SLOW_NODE_TESTS := $(addprefix tests/node/,bench_scripts checkpoint checkpoint_p
 CHECK_NODE_TESTS := $(filter-out $(addsuffix .test.mjs,$(SLOW_NODE_TESTS)),$(wildcard tests/node/*.test.mjs))
 check: native site
 	cd $(BUILD)/native && ctest --output-on-failure -j2 -LE slow
-	node --test $(CHECK_NODE_TESTS)
+	node --test --test-concurrency=2 $(CHECK_NODE_TESTS)
 	node --test tests/browser/page.test.mjs
 
 # The full gate. dist/ is built once here; the browser tests that need it
@@ -204,8 +204,11 @@ test-native: deps-test native asan
 	cd $(BUILD)/native && POSLAB_REQUIRE_TORCH=1 ctest --output-on-failure -j2
 	cd $(BUILD)/asan && ctest --output-on-failure -j2
 
+# Two Node test files at a time (Node's default on two cores is one): they
+# check figures and steps, not the clock's pace; the browser tests do, and
+# run one by one.
 test-wasm: deps-test site native
-	node --test tests/node/*.test.mjs
+	node --test --test-concurrency=2 tests/node/*.test.mjs
 
 test-browser: deps-test dist native
 	node --test --test-concurrency=1 tests/browser/*.test.mjs
