@@ -5,7 +5,7 @@
 // computed on this thread in slices (no worker holds their weights).
 import { CheckpointLoader, loaderFor } from './checkpoints.js';
 import { wordsOf, isCheckpointModel } from './state.js';
-import { nextTurn } from '../next_turn.js';
+import { nextTurn } from '../lib/next_turn.js';
 
 // A slice of a chart computed in steps ends after this long, and the page's
 // input and frames come in between (a step is a third of a block of one

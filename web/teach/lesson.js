@@ -7,8 +7,13 @@
 // run says something else than the lesson expects, the text says what is
 // seen instead. The tour's exercise-2 steps use the same facts.
 import { sig } from '../app/format.js';
-import { wordsOf, TRAINED_AS } from '../app/state.js';
+import { wordsOf } from '../app/state.js';
+import { MODELS, TRAINED_AS } from '../app/models.js';
 import { NOUNS, VERBS } from './world.js';
+
+// The model the lesson's last point is about: trained here with the mask
+// and no position table (nope).
+const MASK_ONLY = MODELS.find((m) => m.lesson === 'switches' && m.defaults.causal && !m.defaults.positions).name;
 
 // The three settings of the two switches the lesson compares.
 export const SWITCHES = [
@@ -161,10 +166,10 @@ export function lesson(model, state, run) {
   }
 
   // (c) nope: the order from the mask alone
-  const c = { key: 'nope', title: 'nope: order learned from the mask alone' };
-  if (model !== 'nope') {
+  const c = { key: MASK_ONLY, title: 'nope: order learned from the mask alone' };
+  if (model !== MASK_ONLY) {
     c.holds = null;
-    c.needs = 'nope';
+    c.needs = MASK_ONLY;
     c.lines = ['Choose nope, trained with the causal mask and no position table, to see whether a model can ' +
       'learn the order from the mask alone.'];
   } else {
