@@ -11,7 +11,7 @@
 import { createLab } from './lib/poslab.js';
 import { SINGLE_FILE } from './lib/bundled.js';
 import { createStateForm } from './app/state.js';
-import { isCheckpointModel, modelOf, FILES_MODEL } from './app/models.js';
+import { isCheckpointModel } from './app/models.js';
 import { Model } from './app/model.js';
 import * as update from './app/store.js';
 import { createUrlSync } from './browser/url_sync.js';
@@ -24,6 +24,7 @@ import { createPage } from './page.js';
 import { TYPED, showFailure, buildChoices } from './views/controls.js';
 import { arrangePanels } from './views/arrange.js';
 import { exportOnDemand } from './views/export_row.js';
+import { takeDroppedFiles } from './views/file_drop.js';
 import { tourActionsFor, tourSteps, linksTour } from './views/tour_actions.js';
 import { readView, applyView } from './views/embed.js';
 import { createPlot } from './views/plot.js';
@@ -73,29 +74,7 @@ function wire({ store, form, model, page, tourMemory, tourActions, view, urlSync
   for (const radio of document.querySelectorAll('input[name="scheme"]')) {
     radio.addEventListener('change', () => go(update.chooseScheme, radio.value, form));
   }
-  // Files dropped anywhere on the lab go to GPT-2's picker (FILES_MODEL), GPT-2 chosen
-  // first if another model is (else the browser would leave the lab to
-  // show the file); not where a teacher hid the model choice, nor over a
-  // course host's checkpoint folder. The entries are taken while the event
-  // lasts: the picker's code may still be loading.
-  const takesFiles = (e) => {
-    const lab = store.get().lab;
-    return e.dataTransfer?.types.includes('Files') && !lab.checkpoint &&
-      (modelOf(lab.model).files === 'yours' || !document.querySelector('[data-group="model"]').hidden);
-  };
-  document.addEventListener('dragover', (e) => {
-    if (!takesFiles(e)) return;
-    e.preventDefault();
-    e.dataTransfer.dropEffect = 'copy';
-  });
-  document.addEventListener('drop', (e) => {
-    if (!takesFiles(e)) return;
-    e.preventDefault();
-    const dt = e.dataTransfer;
-    const dropped = { files: [...dt.files], entries: [...dt.items].map((item) => item.webkitGetAsEntry?.()).filter(Boolean) };
-    if (modelOf(store.get().lab.model).files !== 'yours') go(update.chooseModel, FILES_MODEL, form);
-    page.dropFiles(dropped);
-  });
+  takeDroppedFiles(document, { store, page, form });
   $('scale-slider').addEventListener('input', (e) => go(update.slideScale, Number(e.target.value)));
   $('scale-slider').addEventListener('keydown', (e) => {
     const slider = e.target;
@@ -175,7 +154,7 @@ async function start() {
   });
   rememberLinkedStep();
   const tourActions = tourActionsFor({ store, form, tourMemory, tour });
-  // The transformer's worker, made when a transformer first needs it.
+  // The run worker, made when a model first needs it (browser/scheduler.js).
   const workers = { runs: () => startWorker('run_worker', { spare: true, name: 'run worker' }, import.meta.url) };
   page = createPage({ doc: document, form, model, view, tourMemory, urlSync, tourActions, store, workers });
   wire({ store, form, model, page, tourMemory, tourActions, view, urlSync });

@@ -8,7 +8,7 @@
 // seen instead. The tour's exercise-2 steps use the same facts.
 import { sig } from '../app/format.js';
 import { wordsOf } from '../app/state.js';
-import { MODELS, TRAINED_AS } from '../app/models.js';
+import { MODELS, modelOf } from '../app/models.js';
 import { NOUNS, VERBS } from './world.js';
 
 // The model the lesson's last point is about: trained here with the mask
@@ -145,8 +145,8 @@ export function lesson(model, state, run) {
     a.lines.push(`It answers ${answersText(mask)}.`);
     if (a.holds && mask.alike) {
       a.lines.push(`Its hidden states differ, yet it answers both alike: ${model} did not learn to read the order ` +
-        'from the mask. ' + (TRAINED_AS[model]?.causal === false ? 'It was trained without the mask and never met it.'
-        : TRAINED_AS[model]?.positions ? 'It learned to read the order from its position table, although the mask was there all along.' : ''));
+        'from the mask. ' + (modelOf(model).defaults?.causal === false ? 'It was trained without the mask and never met it.'
+        : modelOf(model).defaults?.positions ? 'It learned to read the order from its position table, although the mask was there all along.' : ''));
     }
   }
 
