@@ -130,6 +130,7 @@ typedef struct {
 typedef struct {
     int id;
     double probability;
+    const char *text;         /* its text (bytes that are not UTF-8 as U+FFFD) */
 } poslab_next_token;
 
 typedef struct poslab_checkpoint poslab_checkpoint;
@@ -182,6 +183,12 @@ typedef struct {
     const int *ids_a, *ids_b;
     double mean_cosine_similarity;
     const poslab_next_token *next_a, *next_b;
+    /* What a model says of itself, for the reports (NULL where it says
+     * nothing: the drawn models): a JSON object (a checkpoint's sizes,
+     * the JSON's "checkpoint"), the text report's words for its settings,
+     * and a note after the scheme's (a checkpoint trained without
+     * positions). */
+    const char *model_json, *model_text, *scheme_note;
 } poslab_result;
 
 /* The result's arrays by name, for callers that copy them out of memory they
