@@ -122,8 +122,7 @@ static const family_tensor *slot_row(const checkpoint_family *f, int slot) {
 
 /* A dimension of a tensor, from config.json's sizes. */
 static uint64_t extent(const checkpoint_weights *w, family_extent e) {
-    const int size = e.size == DIM_EMBD ? w->n_embd : e.size == DIM_VOCAB ? w->vocab_size
-                   : e.size == DIM_POSITIONS ? w->n_positions : 0;
+    const int size = e.size < 0 ? 0 : *(const int *)((const char *)w + e.size);
     return (uint64_t)size * (uint64_t)e.times;
 }
 
@@ -131,7 +130,7 @@ static uint64_t extent(const checkpoint_weights *w, family_extent e) {
 static int slot_shape(const checkpoint_weights *w, int slot, uint64_t shape[2]) {
     const family_tensor *t = slot_row(w->family, slot);
     shape[0] = extent(w, t->rows);
-    if (t->cols.size == DIM_NONE) return 1;
+    if (t->cols.size < 0) return 1;
     shape[1] = extent(w, t->cols);
     return 2;
 }

@@ -48,17 +48,17 @@ typedef struct {
 
 /* ---- the tensors ---- */
 
-/* A tensor dimension as a multiple of one of config.json's sizes. */
-typedef enum { DIM_NONE, DIM_EMBD, DIM_VOCAB, DIM_POSITIONS } family_dim;
+/* A tensor dimension: `times` one of config.json's sizes, the int field
+ * at offset `size` of checkpoint_weights (-1: none, the cols of a vector). */
 typedef struct {
-    family_dim size;
+    long size;
     int times;
 } family_extent;
 
 typedef struct {
     const char *name;           /* without the prefix, and a block's without "h.{i}." */
     long field;                 /* offsetof(checkpoint_weights or checkpoint_block, the pointer) */
-    family_extent rows, cols;   /* cols DIM_NONE: a vector of `rows` */
+    family_extent rows, cols;   /* cols.size -1: a vector of `rows` */
 } family_tensor;
 
 /* A name people type for --model that is a checkpoint of the family

@@ -120,9 +120,9 @@ const char *poslab_scheme_name(poslab_scheme scheme) {
 /* Only a model that sets these itself asks whether they were given. */
 #define GIVEN(f) (int)FIELD(f)
 
-/* One row per option every model may read, in the order of the CLI's
- * usage and of the JSON config; a model's own rows (model_table.h) follow
- * them. To add an option: add its field to poslab_config (an int for an
+/* One row per option, in the order of the CLI's usage and of the JSON
+ * config; the rows only one model reads are its row's (model_table.h), and
+ * follow these. To add an option: add its field to poslab_config (an int for an
  * INTEGER up to INT_MAX or a SWITCH, an enum for a CHOICE, a double for a
  * NUMBER), add its row here with the `allowed` words its messages should
  * use, and write the code that reads the field. Parsing, checking, the

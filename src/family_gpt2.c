@@ -38,12 +38,12 @@ static poslab_status check(const checkpoint_weights *w, const char *file, char *
     return POSLAB_OK;
 }
 
-#define C1 {DIM_EMBD, 1}
-#define VECTOR {DIM_NONE, 0}
+#define C1 {W(n_embd), 1}
+#define VECTOR {-1, 0}
 
 static const family_tensor globals[] = {
-    {"wte.weight", W(wte), {DIM_VOCAB, 1}, C1},
-    {"wpe.weight", W(wpe), {DIM_POSITIONS, 1}, C1},
+    {"wte.weight", W(wte), {W(vocab_size), 1}, C1},
+    {"wpe.weight", W(wpe), {W(n_positions), 1}, C1},
     {"ln_f.weight", W(lnf_w), C1, VECTOR},
     {"ln_f.bias", W(lnf_b), C1, VECTOR},
 };
@@ -52,15 +52,15 @@ static const family_tensor globals[] = {
 static const family_tensor block[] = {
     {"ln_1.weight", B(ln1_w), C1, VECTOR},
     {"ln_1.bias", B(ln1_b), C1, VECTOR},
-    {"attn.c_attn.weight", B(attn_w), C1, {DIM_EMBD, 3}},
-    {"attn.c_attn.bias", B(attn_b), {DIM_EMBD, 3}, VECTOR},
+    {"attn.c_attn.weight", B(attn_w), C1, {W(n_embd), 3}},
+    {"attn.c_attn.bias", B(attn_b), {W(n_embd), 3}, VECTOR},
     {"attn.c_proj.weight", B(aproj_w), C1, C1},
     {"attn.c_proj.bias", B(aproj_b), C1, VECTOR},
     {"ln_2.weight", B(ln2_w), C1, VECTOR},
     {"ln_2.bias", B(ln2_b), C1, VECTOR},
-    {"mlp.c_fc.weight", B(fc_w), C1, {DIM_EMBD, 4}},
-    {"mlp.c_fc.bias", B(fc_b), {DIM_EMBD, 4}, VECTOR},
-    {"mlp.c_proj.weight", B(mproj_w), {DIM_EMBD, 4}, C1},
+    {"mlp.c_fc.weight", B(fc_w), C1, {W(n_embd), 4}},
+    {"mlp.c_fc.bias", B(fc_b), {W(n_embd), 4}, VECTOR},
+    {"mlp.c_proj.weight", B(mproj_w), {W(n_embd), 4}, C1},
     {"mlp.c_proj.bias", B(mproj_b), C1, VECTOR},
 };
 
