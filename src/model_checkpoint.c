@@ -141,8 +141,8 @@ static poslab_status settle(const poslab_lab *lab, poslab_config *c, char *messa
     return POSLAB_OK;
 }
 
-/* Each sentence's words, joined by single spaces, through GPT-2's
- * tokenizer; pieces keep each token's text for the report. */
+/* Each sentence's words, joined by single spaces, through the
+ * checkpoint's tokenizer; pieces keep each token's text for the report. */
 static poslab_status tokens(poslab_lab *lab, const poslab_config *c, int *vocab, char *message, size_t size) {
     const checkpoint_weights *w = weights(lab);
     const poslab_sentence *s[2] = {&c->a, &c->b};
