@@ -13,13 +13,13 @@
 
 /* How a family's tokenizer is stored, and so which files load it. */
 typedef enum {
-    TOKENIZER_BPE_FILES /* vocab.json and merges.txt: byte-level BPE (tokenizer.c) */
-} tokenizer_kind;
+    FAMILY_TOKENIZER_BPE_FILES /* vocab.json and merges.txt: byte-level BPE (tokenizer.c) */
+} family_tokenizer_kind;
 
 /* How a family's block computes (model_checkpoint.c's forward pass). */
 typedef enum {
-    BLOCK_GPT2 /* LayerNorm first, fused q|k|v and biases, a 4C GELU MLP */
-} block_kind;
+    FAMILY_BLOCK_GPT2 /* LayerNorm first, fused q|k|v and biases, a 4C GELU MLP */
+} family_block_kind;
 
 /* ---- config.json's keys ---- */
 
@@ -85,8 +85,8 @@ typedef struct checkpoint_family {
     const family_tensor *block;
     int block_count;
 
-    tokenizer_kind tokenizer;
-    block_kind block_kind;
+    family_tokenizer_kind tokenizer;
+    family_block_kind block_kind;
     poslab_scheme positions;              /* its positions as trained, the default scheme */
     const char *positions_off;            /* what scheme none does to it, for people */
     /* Said after the scheme when the checkpoint was trained without
@@ -110,6 +110,6 @@ const checkpoint_family *checkpoint_family_for(const char *model_type, const cha
 const char *checkpoint_family_key(const checkpoint_family *f, long field);
 
 /* File k (0, 1) of a tokenizer kind, as a checkpoint folder names it. */
-const char *checkpoint_tokenizer_file(tokenizer_kind kind, int k);
+const char *checkpoint_tokenizer_file(family_tokenizer_kind kind, int k);
 
 #endif

@@ -73,8 +73,8 @@ static int load_small(poslab_checkpoint *ck, const char *dir, int which, char *m
         rc = status(poslab_checkpoint_config(ck, path, text, len, message, size));
     } else {
         /* the one kind of tokenizer the core loads from files (checkpoint_family.h) */
-        if (!join(path, sizeof path, dir, checkpoint_tokenizer_file(TOKENIZER_BPE_FILES, 0)) ||
-            !join(path2, sizeof path2, dir, checkpoint_tokenizer_file(TOKENIZER_BPE_FILES, 1)))
+        if (!join(path, sizeof path, dir, checkpoint_tokenizer_file(FAMILY_TOKENIZER_BPE_FILES, 0)) ||
+            !join(path2, sizeof path2, dir, checkpoint_tokenizer_file(FAMILY_TOKENIZER_BPE_FILES, 1)))
             return snprintf(message, size, "%s: path too long", dir), 1;
         if ((rc = read_all(path, &text, &len, message, size))) return rc;
         if ((rc = read_all(path2, &text2, &len2, message, size))) {

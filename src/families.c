@@ -32,9 +32,9 @@ const char *checkpoint_family_key(const checkpoint_family *f, long field) {
     return "?";
 }
 
-/* In tokenizer_kind order. */
+/* In family_tokenizer_kind order. */
 static const char *const tokenizer_files[][2] = {
     {"vocab.json", "merges.txt"},
 };
 
-const char *checkpoint_tokenizer_file(tokenizer_kind kind, int k) { return tokenizer_files[kind][k]; }
+const char *checkpoint_tokenizer_file(family_tokenizer_kind kind, int k) { return tokenizer_files[kind][k]; }
