@@ -12,13 +12,13 @@
 #include "checkpoint.h"
 
 /* How a family's tokenizer is stored, and so which files load it. */
-typedef enum {
-    FAMILY_TOKENIZER_BPE_FILES /* vocab.json and merges.txt: byte-level BPE (tokenizer.c) */
+typedef enum family_tokenizer_kind {
+    FAMILY_TOKENIZER_BPE_FILES = 0 /* vocab.json and merges.txt: byte-level BPE (tokenizer.c) */
 } family_tokenizer_kind;
 
 /* How a family's block computes (model_checkpoint.c's forward pass). */
-typedef enum {
-    FAMILY_BLOCK_GPT2 /* LayerNorm first, fused q|k|v and biases, a 4C GELU MLP */
+typedef enum family_block_kind {
+    FAMILY_BLOCK_GPT2 = 0 /* LayerNorm first, fused q|k|v and biases, a 4C GELU MLP */
 } family_block_kind;
 
 /* ---- config.json's keys ---- */
@@ -50,7 +50,7 @@ typedef struct {
 
 /* A tensor dimension: `times` one of config.json's sizes, the int field
  * at offset `size` of checkpoint_weights (-1: none, the cols of a vector). */
-typedef struct {
+typedef struct family_extent {
     long size;
     int times;
 } family_extent;

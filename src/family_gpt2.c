@@ -26,7 +26,7 @@ static const family_key keys[] = {
     {"vocab_size", KEY_INT, KEY_REQUIRED, W(vocab_size), 1, MAX_VOCAB, 0, NULL, NULL},
     {"layer_norm_epsilon", KEY_POSITIVE, 0, W(eps), 0, 0, 1e-5, NULL, NULL},
     {"activation_function", KEY_WORD, 0, -1, 0, 0, 0, gelus, "gelu_new or gelu_pytorch_tanh (GPT-2's GELU)"},
-    /* poslab's own: how a model trained here was trained */
+    /* poslab's own keys (named "poslab_" and more): how a model trained here was trained */
     {"poslab_trained_causal", KEY_BOOL, 0, W(trained_causal), 0, 0, 1, NULL, NULL},
     {"poslab_trained_positions", KEY_BOOL, 0, W(trained_positions), 0, 0, 1, NULL, NULL},
 };
