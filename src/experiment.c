@@ -20,6 +20,7 @@
 #include "attention.h"
 #include "lab.h"
 #include "message.h"
+#include "positions.h"
 #include "report.h"
 
 /* The models, by poslab_model. The main WebAssembly module leaves the
@@ -188,13 +189,15 @@ static poslab_status prepare(poslab_lab *lab, const poslab_config *c, char *mess
     return POSLAB_OK;
 }
 
-/* Whether c's sweep takes its scores from the polynomial: not through
- * blocks, since LayerNorm is not linear. */
+/* Whether c's sweep takes its scores from the polynomial: where the
+ * scheme makes them one, and not through blocks, since LayerNorm is not
+ * linear. */
 static int sweep_is_polynomial(const poslab_config *c) {
-    const poslab_scheme s = c->scheme;
-    return model_of(c)->polynomial_sweep &&
-           (s == POSLAB_SCHEME_RANDOM || s == POSLAB_SCHEME_SINUSOIDAL || s == POSLAB_SCHEME_ALIBI);
+    return model_of(c)->polynomial_sweep && position_scheme_of(c->scheme)->score_degree > 0;
 }
+
+/* Whether c's outputs depend on the scale: not without positions. */
+static int scale_matters(const poslab_config *c) { return position_scheme_of(c->scheme)->enters != POSITIONS_NOT; }
 
 static void compare(poslab_pair *p, const double *a, const double *b, int d, const poslab_config *c) {
     p->allclose = allclose(a, b, d, c->rtol, c->atol);
@@ -262,7 +265,7 @@ static int sweep_step(poslab_lab *lab, const poslab_config *c, int t) {
              : pow(10.0, l0 + t * ((l1 - l0) / (count - 1)));
     lab->sweep_scales[t] = s;
     /* without positions nothing depends on the scale: one point serves all */
-    if (c->scheme == POSLAB_SCHEME_NONE && t > 0) {
+    if (!scale_matters(c) && t > 0) {
         for (int row = 0; row <= lab->a.n; row++) {
             size_t at = (size_t)row * count;
             lab->sweep_cosine[at + t] = lab->sweep_cosine[at];
@@ -382,7 +385,7 @@ static int computes_point(const poslab_lab *lab, int t) {
  * Without positions every point copies the first: each share computes
  * them all. */
 static void skip_points(poslab_lab *lab, const poslab_config *c) {
-    while (lab->run.at < c->sweep_count && c->scheme != POSLAB_SCHEME_NONE && !computes_point(lab, lab->run.at))
+    while (lab->run.at < c->sweep_count && scale_matters(c) && !computes_point(lab, lab->run.at))
         lab->run.at++;
     if (lab->run.at == c->sweep_count) lab->run.phase = RUN_SIDE_A, lab->run.at = 0;
 }
@@ -624,14 +627,4 @@ poslab_status poslab_threshold_step(poslab_lab *lab, double *scale, char *messag
     if (close_now(lab, c, t->pair)) t->verdicts[k / 8] |= (unsigned char)(1u << (k % 8));
     t->probing = 0;
     return POSLAB_RUNNING;
-}
-
-poslab_status poslab_sinusoidal_table(int first, int count, int dim, double *out) {
-    /* count against the room left after first: first + count could pass
-       INT_MAX (undefined) and wrap into the allowed range */
-    if (!out || first < 0 || count < 1 || count > POSLAB_MAX_OFFSET + POSLAB_MAX_TOKENS - first || dim < 1 ||
-        dim > POSLAB_MAX_DIM)
-        return POSLAB_ERR_INPUT;
-    sinusoidal_encoding(out, first, count, dim);
-    return POSLAB_OK;
 }
