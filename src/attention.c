@@ -13,9 +13,10 @@
    code's. may_alias and aligned(8): it reads and writes rows of doubles. */
 typedef double f64x4 __attribute__((vector_size(32), aligned(8), may_alias));
 
-/* Natively (gcc, x86-64) the loop below that nearly all the time goes to is
-   also compiled for AVX2, one register per f64x4 instead of two, and the
-   CPU picks the version when the program loads. Lanes round one by one as
+/* Natively (gcc, x86-64) the loops that nearly all the time goes to (the
+   weighted sums below, and the products of floats) are also compiled for
+   AVX2, one register per f64x4 instead of two, and the CPU picks the
+   version when the program loads. Lanes round one by one as
    the scalar code does, and FMA stays off: the same bits on every machine. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define WIDE_VECTORS __attribute__((target_clones("avx2", "default")))

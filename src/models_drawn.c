@@ -67,18 +67,15 @@ static int side_first_row(const poslab_config *c, int w) {
     return w == 0 || c->offset_a == c->offset_b ? 0 : c->a.count;
 }
 
-static int is_transformer(const poslab_config *c) { return c->model == POSLAB_MODEL_TRANSFORMER; }
-
 /* One block's weights, in the order they are drawn: Wq, Wk, Wv, Wo (d x d),
  * W1 (d x 4d), W2 (4d x d), one after another. */
 #define BLOCK_WEIGHTS(d) ((size_t)12 * (d) * (d))
 
-static void drawn_sizes(const poslab_lab *lab, const poslab_config *c, int n, int vocab, size_t sizes[BUFFERS],
-                        int *width, int *head_count) {
-    (void)lab;
+/* The buffers of the head (no blocks) or of `blocks` drawn blocks. */
+static void drawn_sizes(const poslab_config *c, int n, int vocab, int blocks, size_t sizes[BUFFERS], int *width,
+                        int *head_count) {
     const int d = c->dim, heads = c->heads, rows = position_rows(c);
-    const size_t nd = (size_t)n * d, nn = (size_t)n * n;
-    const size_t layers = is_transformer(c) ? (size_t)c->layers : 0; /* 0: no transformer buffers */
+    const size_t nd = (size_t)n * d, nn = (size_t)n * n, layers = (size_t)blocks;
     for (int w = 0; w < 2; w++) {
         size_t *s = sizes + w * SIDE_BUFFERS;
         s[SIDE_XQ] = s[SIDE_XK] = s[SIDE_XV] = s[SIDE_OUT] = s[SIDE_TMP_OUT] = s[SIDE_X] = nd;
@@ -133,11 +130,11 @@ static void draw_scaled(numpy_random *rng, double *w, size_t count, double std, 
 /* The draw order of docs/experiment.md: word vectors; Wq, Wk, Wv (the
  * head model) or each block's Wq, Wk, Wv, Wo, W1, W2 at GPT-2's scales
  * (the transformer); the table. */
-static void draw(poslab_lab *lab, const poslab_config *c, int d, int vocab) {
+static void draw(poslab_lab *lab, const poslab_config *c, int d, int vocab, int blocks) {
     numpy_random rng;
     numpy_random_seed(&rng, c->seed);
     numpy_random_fill_randn(&rng, lab->vectors, vocab * d);
-    if (is_transformer(c)) {
+    if (blocks) {
         const double std = c->weight_std, deep = sqrt(2.0 * c->layers); /* np.sqrt(2 * L) */
         const size_t dd = (size_t)d * d;
         for (int b = 0; b < c->layers; b++) {
@@ -168,7 +165,6 @@ static void draw(poslab_lab *lab, const poslab_config *c, int d, int vocab) {
  * same position share their table's rows: so each product is formed once
  * per vocabulary word and once per table row, then shared. */
 static void project(poslab_lab *lab, const poslab_config *c, int d, int vocab) {
-    if (is_transformer(c)) return; /* its products change with every block */
     product_f64(lab->vwq, lab->vectors, lab->wq, d, vocab, d, d);
     product_f64(lab->vwk, lab->vectors, lab->wk, d, vocab, d, d);
     product_f64(lab->vwv, lab->vectors, lab->wv, d, vocab, d, d);
@@ -180,10 +176,10 @@ static void project(poslab_lab *lab, const poslab_config *c, int d, int vocab) {
     }
 }
 
-/* Each sentence's rows of the products, in its word order, and its X for
- * the order-blind baseline with that baseline, the mean word vector: all
- * that new words of the same draws need (the model's `place`). */
-static void gather(poslab_lab *lab, const poslab_config *c) {
+/* Each sentence's X in its word order (with `projected`, the head's, its
+ * rows of the products too), and the order-blind baseline, the mean word
+ * vector: all that new words of the same draws need (the model's `place`). */
+static void gather(poslab_lab *lab, const poslab_config *c, int projected) {
     const int d = c->dim;
     const size_t row = (size_t)d * sizeof(double);
     side *sides[2] = {&lab->a, &lab->b};
@@ -191,7 +187,7 @@ static void gather(poslab_lab *lab, const poslab_config *c) {
         side *s = sides[w];
         for (int i = 0; i < s->n; i++) {
             size_t from = (size_t)s->ids[i] * d, to = (size_t)i * d;
-            if (!is_transformer(c)) {
+            if (projected) {
                 memcpy(s->xq + to, lab->vwq + from, row);
                 memcpy(s->xk + to, lab->vwk + from, row);
                 memcpy(s->xv + to, lab->vwv + from, row);
@@ -207,10 +203,33 @@ static void gather(poslab_lab *lab, const poslab_config *c) {
     }
 }
 
-static void drawn_load(poslab_lab *lab, const poslab_config *c, int vocab) {
-    draw(lab, c, c->dim, vocab);
+/* The head: its draws, their products, each sentence's rows of them. */
+static void head_load(poslab_lab *lab, const poslab_config *c, int vocab) {
+    draw(lab, c, c->dim, vocab, 0);
     project(lab, c, c->dim, vocab);
-    gather(lab, c);
+    gather(lab, c, 1);
+}
+
+static void head_place(poslab_lab *lab, const poslab_config *c) { gather(lab, c, 1); }
+
+static void head_sizes(const poslab_lab *lab, const poslab_config *c, int n, int vocab, size_t sizes[BUFFERS],
+                       int *width, int *heads) {
+    (void)lab;
+    drawn_sizes(c, n, vocab, 0, sizes, width, heads);
+}
+
+/* The blocks: their draws (their products change with every block). */
+static void transformer_load(poslab_lab *lab, const poslab_config *c, int vocab) {
+    draw(lab, c, c->dim, vocab, c->layers);
+    gather(lab, c, 0);
+}
+
+static void transformer_place(poslab_lab *lab, const poslab_config *c) { gather(lab, c, 0); }
+
+static void transformer_sizes(const poslab_lab *lab, const poslab_config *c, int n, int vocab, size_t sizes[BUFFERS],
+                              int *width, int *heads) {
+    (void)lab;
+    drawn_sizes(c, n, vocab, c->layers, sizes, width, heads);
 }
 
 static int polynomial(poslab_scheme scheme) { return position_scheme_of(scheme)->score_degree > 0; }
@@ -358,11 +377,12 @@ static int no_layers(const poslab_lab *lab, const poslab_config *c) { (void)lab,
 static int drawn_layers(const poslab_lab *lab, const poslab_config *c) { (void)lab; return c->layers; }
 
 const model model_head = {
-    .tokens = drawn_tokens, .sizes = drawn_sizes, .load = drawn_load, .place = gather, .layer_count = no_layers,
+    .tokens = drawn_tokens, .sizes = head_sizes, .load = head_load, .place = head_place, .layer_count = no_layers,
     .polynomial_sweep = 1, .begin_sweep = drawn_begin_sweep, .forward = head_forward, .step = head_step,
 };
 
 const model model_transformer = {
-    .tokens = drawn_tokens, .sizes = drawn_sizes, .load = drawn_load, .place = gather, .layer_count = drawn_layers,
+    .tokens = drawn_tokens, .sizes = transformer_sizes, .load = transformer_load, .place = transformer_place,
+    .layer_count = drawn_layers,
     .step = transformer_step,
 };
