@@ -34,15 +34,23 @@ static void layer_norm(double *out, const double *x, tensor gain, tensor shift, 
 double block_tanh_exp(double u) { return 1 - 2 / (exp(2 * u) + 1); }
 
 /* GPT-2's GELU in place: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
- * with the kind's tanh. x^3 is v * v * v rather than NumPy's pow(v, 3): at
- * most a unit in the last place apart, 0.044715 times smaller once added to
- * v, and pow was 40% of a WebAssembly run at 16 words, d 64, 4 blocks. */
-static void gelu(double *x, long count, double (*tanh_of)(double)) {
+ * with the tanh T. x^3 is v * v * v rather than NumPy's pow(v, 3): at most
+ * a unit in the last place apart, 0.044715 times smaller once added to v,
+ * and pow was 40% of a WebAssembly run at 16 words, d 64, 4 blocks. */
+static inline __attribute__((always_inline)) void gelu_with(double *x, long count, double (*T)(double)) {
     const double c = sqrt(2.0 / M_PI);
     for (long i = 0; i < count; i++) {
         const double v = x[i];
-        x[i] = 0.5 * v * (1 + tanh_of(c * (v + 0.044715 * (v * v * v))));
+        x[i] = 0.5 * v * (1 + T(c * (v + 0.044715 * (v * v * v))));
     }
+}
+
+/* GELU with the kind's tanh; block_tanh_exp is inlined into the loop,
+ * since a call through the kind for every element cost a small model's
+ * run a tenth of its time in WebAssembly. */
+static void gelu(double *x, long count, double (*T)(double)) {
+    if (T == block_tanh_exp) gelu_with(x, count, block_tanh_exp);
+    else gelu_with(x, count, T);
 }
 
 /* h += delta: a residual connection. */
@@ -55,14 +63,14 @@ void block_begin(const block_pass *t) {
     const int d = t->d, pairs = t->d / t->heads / 2;
     long row = 0;
     for (int i = 0; i < t->count; i++) {
-        const block_sequence *q = &t->seq[i];
-        const long nd = (long)q->n * d;
+        const block_sequence *sq = &t->seq[i];
+        const long nd = (long)sq->n * d;
         double *h = t->h + row * d;
-        if (scheme->enters == POSITIONS_ADDED) q->p.type->add_scaled(h, q->x, t->s, q->p.data, (int)nd);
-        else memcpy(h, q->x, (size_t)nd * sizeof(double));
+        if (scheme->enters == POSITIONS_ADDED) sq->p.type->add_scaled(h, sq->x, t->s, sq->p.data, (int)nd);
+        else memcpy(h, sq->x, (size_t)nd * sizeof(double));
         if (scheme->enters == POSITIONS_ROTATED)
-            scheme->angles(t->cosines + row * pairs, t->sines + row * pairs, q->n, d / t->heads, q->first, t->s);
-        row += q->n;
+            scheme->angles(t->cosines + row * pairs, t->sines + row * pairs, sq->n, d / t->heads, sq->first, t->s);
+        row += sq->n;
     }
 }
 
@@ -111,10 +119,10 @@ void block_part(const block_pass *t, const block_weights *w, int b, int part) {
         add_into(t->h, t->proj, (long)rows * d);
         long row = 0;
         for (int i = 0; i < t->count; i++) {
-            const block_sequence *q = &t->seq[i];
-            const size_t nd = (size_t)q->n * d;
-            if (q->layers) memcpy(q->layers + (size_t)b * nd, t->h + row * d, nd * sizeof(double));
-            row += q->n;
+            const block_sequence *sq = &t->seq[i];
+            const size_t nd = (size_t)sq->n * d;
+            if (sq->layers) memcpy(sq->layers + (size_t)b * nd, t->h + row * d, nd * sizeof(double));
+            row += sq->n;
         }
     }
 }
@@ -126,8 +134,8 @@ void block_forward(const block_pass *t, const block_weights *w, int b) {
 void block_end(const block_pass *t, tensor gain, tensor shift) {
     long row = 0;
     for (int i = 0; i < t->count; i++) {
-        const block_sequence *q = &t->seq[i];
-        layer_norm(q->out, t->h + row * t->d, gain, shift, t->kind->eps, q->n, t->d);
-        row += q->n;
+        const block_sequence *sq = &t->seq[i];
+        layer_norm(sq->out, t->h + row * t->d, gain, shift, t->kind->eps, sq->n, t->d);
+        row += sq->n;
     }
 }

@@ -1,6 +1,6 @@
 /* Tensors' element types and the linear layer; see tensor.h. The
- * elementwise kernels here are O(rows x d) beside the products' O(rows x
- * d^2), so the WebAssembly build compiles this file for size. */
+ * products are attention.c's; the elementwise kernels (biases, LayerNorm's
+ * gain and shift, an added table) are here. */
 #include "tensor.h"
 
 #include "attention.h"
