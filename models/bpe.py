@@ -86,7 +86,7 @@ def train(texts):
 
 
 class Tokenizer:
-    """The encoder as the core runs it (experiment.md, "Tokenizer")."""
+    """The encoder as the core runs it (tokenizer.md, "The three steps")."""
 
     def __init__(self, merges, vocab):
         self.ranks = {tuple(m): i for i, m in enumerate(merges)}

@@ -1,6 +1,5 @@
 /* The comparisons of np.allclose, max |diff| and the cosine distance, and
- * column means; declared in attention.h. Compiled for size in the
- * WebAssembly build, like positions.c. */
+ * column means (docs/experiment.md, "Comparisons"). */
 #include "attention.h"
 
 #include <math.h>

@@ -21,12 +21,9 @@ void numpy_random_seed(numpy_random *r, uint32_t seed) {
 }
 
 /* The next block of 624 words: mt[i] from mt[i], mt[i + 1] and mt[i + 397],
-   indices modulo 624, written as three loops so that none needs a modulo
-   (which made a full run of 4 transformer blocks at d 64 half as slow
-   again: 5.9 -> 4.0 ms natively). In WebAssembly only the longer loop is
-   vectorised: both took 420 bytes of the module, this one alone 117, and
-   the draws lose little (a full run of 4 blocks at d 64 with draws, in
-   Node: about 6.0 ms either way, 6.3-8.5 with neither vectorised). */
+   indices modulo 624, written as three loops so that none needs a modulo,
+   which dominated the draws' time. Only the longer loop is vectorised in
+   WebAssembly: the shorter one's vector copy costs bytes and gains nothing. */
 static uint32_t twist(uint32_t upper, uint32_t lower, uint32_t far) {
     uint32_t y = (upper & UPPER_MASK) | (lower & LOWER_MASK);
     return far ^ (y >> 1) ^ ((y & 1U) ? MATRIX_A : 0U);
@@ -42,8 +39,8 @@ static void regenerate(numpy_random *r) {
     r->index = 0;
 }
 
-/* Out of line: inlined twice into numpy_random_double it cost the
-   WebAssembly module 900 bytes, for 5% of a full run natively. */
+/* Out of line: inlined twice into numpy_random_double it costs the module
+   far more bytes than the call costs time. */
 __attribute__((noinline)) uint32_t numpy_random_uint32(numpy_random *r) {
     if (r->index >= N) regenerate(r);
     uint32_t y = r->mt[r->index++];

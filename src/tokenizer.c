@@ -1,6 +1,6 @@
 /* GPT-2's byte-level BPE: reading vocab.json and merges.txt, splitting text
  * with GPT-2's pattern, merging by rank. tokenizer.h says what each call
- * does; docs/experiment.md ("Checkpoints") defines the steps.
+ * does; docs/tokenizer.md defines the steps.
  *
  * Tokens are kept as the bytes they stand for, not as the byte characters
  * vocab.json spells them with, so merging two symbols is concatenating
@@ -643,8 +643,8 @@ poslab_status tokenizer_begin(tokenizer **out, const char *vocab_json, size_t vo
     return POSLAB_OK;
 }
 
-/* One phase's step: the tokens TOKENIZER_STEP_ITEMS at a time, their two
- * indexes (GPT-2's take about 8 and 10 ms natively), the merges. */
+/* One phase's step: the tokens TOKENIZER_STEP_ITEMS at a time, then each of
+ * their two indexes in a step of its own, then the merges. */
 poslab_status tokenizer_step(tokenizer *t, char *msg, size_t msg_size) {
     poslab_status st = POSLAB_OK;
     switch (t->phase) {

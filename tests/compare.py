@@ -20,7 +20,7 @@ when every case agrees, 1 with the largest difference and the first
 mismatches of each case otherwise, 2 on unreadable input. Standard library
 only.
 
-The rule (experiment.md, "Tolerance between implementations"):
+The rule (experiment.md, "Agreement between implementations"):
   * numbers: |got - want| <= 1e-12 + 1e-9*|want|; a max_abs_diff (the
     difference of two nearly equal outputs, carrying their rounding error)
     may instead differ by 1e-12 + 1e-9*M, M the case's largest |output|;

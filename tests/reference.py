@@ -27,7 +27,7 @@ import sys
 
 import numpy as np
 
-# Defaults of the CLI (docs/experiment.md, "Inputs and defaults"), as option strings.
+# Defaults of the CLI (docs/interfaces.md, "Options"), as option strings.
 DEFAULTS = {
     "a": "dog bites man",
     "b": "man bites dog",

@@ -13,8 +13,15 @@ as shown, and links that lead somewhere.
   `...` stands for lines left out).
 - Every relative link and image must name a file of the repository (not a
   build output), and an anchor must name a heading of that file.
+- Every file path in backticks (`src/positions.c`) must be a file or folder
+  of the repository (or a build output listed in BUILT), and every C or JS
+  name in backticks (`poslab_run`, `createLab`, `lab.threshold`) must be
+  defined in the code; a JSON field counts when the code writes it. Every
+  miss is listed with its document and line.
 
 usage: python3 tests/test_docs.py ROOT PATH_TO_POSLAB
+       python3 tests/test_docs.py ROOT            (paths, names and links only: no build needed)
+       python3 tests/test_docs.py ROOT --list     (every path and name the documents cite, and where)
 Needs only the standard library.
 """
 import glob
@@ -25,7 +32,8 @@ import sys
 import tempfile
 
 ROOT = os.path.abspath(sys.argv[1])
-CLI = os.path.abspath(sys.argv[2])
+LIST = "--list" in sys.argv[2:]
+CLI = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 and not LIST else None
 passed = failed = 0
 
 
@@ -127,10 +135,11 @@ def headings(path):
 
 
 # ---- what the CLI offers -----------------------------------------------
-help_run = subprocess.run([CLI, "--help"], capture_output=True, text=True)
-check(help_run.returncode == 0, f"poslab --help exits 0: {help_run.returncode}")
-OFFERED = set(re.findall(r"(?<![\w-])--([a-z][a-z0-9-]*)", help_run.stdout))
-check({"a", "scheme", "causal", "json", "help", "version"} <= OFFERED, f"--help lists the options: {sorted(OFFERED)}")
+if CLI:
+    help_run = subprocess.run([CLI, "--help"], capture_output=True, text=True)
+    check(help_run.returncode == 0, f"poslab --help exits 0: {help_run.returncode}")
+    OFFERED = set(re.findall(r"(?<![\w-])--([a-z][a-z0-9-]*)", help_run.stdout))
+    check({"a", "scheme", "causal", "json", "help", "version"} <= OFFERED, f"--help lists the options: {sorted(OFFERED)}")
 
 PROGRAM = re.compile(r"^(?:build/native/)?poslab(?=\s|$)")
 PIPE_TOOLS = {"head", "tail", "grep", "sed", "wc", "python3"}
@@ -172,13 +181,225 @@ def shown_in_order(shown, got):
     return None
 
 
+
+
+# ---- file paths and code names the prose cites --------------------------
+# A path in backticks must be a file or folder of the repository; a C or JS
+# name must be defined in the code (a function, a constant, a member, an
+# export) or, for a JSON field or config key, be written by it. Names go
+# stale when code is renamed, so every miss is listed with its place.
+CODE_DIRS = ("src", "web", "tests", "models")
+CODE_FILES = ("CMakeLists.txt", "Makefile", "package.json")
+CODE_EXT = (".c", ".h", ".js", ".mjs", ".ts", ".py", ".json", ".cmake", ".sh", ".html", ".css", ".txt")
+# Outputs of the build and files a user brings: cited, never committed.
+BUILT = {"poslab.wasm", "poslab-nosimd.wasm", "poslab-core.js", "poslab-checkpoint.js", "poslab-checkpoint.wasm",
+         "poslab.html", "model.safetensors", "model.safetensors.index.json", "kept.json", "poslab.js",
+         "poslab.d.ts", "checkpoints.js", "poslab-checkpoint.d.ts"}
+BUILT_DIRS = ("build/", "dist/", "node_modules/", "tests/artifacts/", "poslab-gpt2/", "chunks/")
+# Names of other projects' code and files, and example paths, that the
+# documents cite on purpose.
+EXTERNAL = {
+    "AbortSignal", "AbortError",  # the web platform's
+    "init_genrand",         # MT19937's reference seeding, which NumPy follows
+    "last_hidden_state",    # Hugging Face's output name
+    "encoder.py", "encoder.json", "src/encoder.py",  # OpenAI's GPT-2 tokenizer
+    "openai-community/gpt2",  # GPT-2 on Hugging Face
+    "onnx/config.json",     # a file Hugging Face's GPT-2 folder holds
+    "models/gpt2/",         # where a site may put GPT-2 (not committed: 548 MB)
+}
+# Dotted names are checked only on the wrapper's own objects; np.x,
+# Blob.x, navigator.x and the like belong to others.
+OWN_OBJECTS = {"lab", "ck", "steps", "poslabDebug", "window.poslabDebug", "loader"}
+FILE_EXT = r"\.(?:c|h|js|mjs|ts|py|json|cmake|sh|md|html|css|wasm|txt|safetensors)"
+TOP = ("src/", "web/", "tests/", "models/", "docs/", "build/", "dist/", ".github/")
+PATH_SPAN = re.compile(r"^[\w.@*-]+(?:/[\w.@*-]+)*/?$")
+NAME_SPAN = re.compile(r"^(?:new\s+)?([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)(\(.*\))?;?$")
+
+
+def tree_files():
+    out = subprocess.run(["git", "-C", ROOT, "ls-files"], capture_output=True, text=True)
+    if out.returncode == 0 and out.stdout.strip():
+        return set(out.stdout.split("\n")) - {""}
+    found = set()
+    for base, dirs, files in os.walk(ROOT):
+        dirs[:] = [d for d in dirs if d not in (".git", "build", "dist", "node_modules")]
+        found.update(os.path.relpath(os.path.join(base, f), ROOT) for f in files)
+    return found
+
+
+def code_index():
+    """word -> the lines of source that hold it, and the build files' words
+    (a CMake target, an Emscripten setting or export name is defined there)."""
+    index, build_words = {}, set()
+    for f in sorted(TREE):
+        top = f.split("/")[0]
+        source = top in CODE_DIRS and f.endswith(CODE_EXT) and "/fuzz/" not in f and "/fixtures/" not in f
+        if not (source or f in CODE_FILES):
+            continue
+        try:
+            with open(os.path.join(ROOT, f), encoding="utf-8") as fh:
+                text = fh.read()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if f in CODE_FILES:
+            build_words.update(re.findall(r"[A-Za-z_]\w*", text) + re.findall(r"-s([A-Z_]+)", text))
+        for line in text.split("\n"):
+            for word in set(re.findall(r"[A-Za-z_$][\w$]*", line)):
+                index.setdefault(word, []).append(line)
+    return index, build_words
+
+
+def path_exists(span):
+    if span in EXTERNAL:
+        return True
+    p = span.rstrip("/")
+    if p.startswith("./"):
+        p = p[2:]
+    if any(span.startswith(d) for d in BUILT_DIRS) or os.path.basename(p) in BUILT:
+        return True
+    if "*" in p:
+        rx = re.compile("^" + re.escape(p).replace(r"\*", "[^/]*") + "$")
+        return any(rx.match(f) or rx.match(os.path.basename(f)) for f in TREE)
+    # from the root, from web/ (the site's own paths) or, for a bare file name, anywhere
+    for base in ("", "web/", "src/", "tests/"):
+        q = base + p
+        if q in TREE or any(f.startswith(q + "/") for f in TREE):
+            return True
+    if "/" not in p:
+        return any(os.path.basename(f) == p or ("/" + p + "/") in ("/" + f) for f in TREE)
+    return False
+
+
+def looks_like_code_name(name, called):
+    """A C or JS identifier worth checking: snake_case, camelCase, an
+    UPPER_CASE constant, or anything written as a call; not a plain word."""
+    last = name.split(".")[-1]
+    return called or "_" in last or re.search(r"[a-z][A-Z]", last) or "." in name
+
+
+def defined(name):
+    """Whether the code defines (or, for a field, writes) this name."""
+    last = name.split(".")[-1]
+    if last in EXTERNAL or re.match(r"^[A-Za-z]_[A-Za-z0-9]{1,2}$", last):  # X_A, m_h: the math's notation
+        return True
+    if last in BUILD_WORDS or last in STEMS:
+        return True
+    lines = CODE.get(last)
+    if not lines:
+        return False
+    n = re.escape(last)
+    patterns = [
+        rf"\b(?:function\*?|class|const|let|var|get|set|async|export|typedef|struct|enum|#define)\s+\*?{n}\b",
+        rf"\b{n}\s*\([^;{{]*\)\s*(?:\{{|=>|:)",   # a C definition, a JS method, a declared member
+        rf"^\s*(?:static\s+)?[\w\s\*]+\b{n}\s*\(",  # a C declaration
+        rf"(?:^|[\s{{,]){n}\s*\??:",               # an object member, an interface field
+        rf"[\"'/.]{n}[\"'.]",                       # a JSON field or key, a tensor name in a string
+        rf"\b{n}\s*=[^=]",                          # an assignment (a member set in a constructor)
+        rf"^\s*{n}\s*,?\s*$",                      # a row of a list of names
+        rf"[{{,]\s*{n}\s*[}},]",                    # an export list or object shorthand
+    ]
+    text = "\n".join(lines)
+    return any(re.search(p, text, re.M) for p in patterns)
+
+
+def cited_names(doc):
+    """(line number, span, kind) for each path or code name in the prose."""
+    for n, span in doc.inline_code():
+        span = span.strip()
+        if not span or span.startswith("-") or PROGRAM.match(span) or " " in span.split("(")[0]:
+            continue
+        if re.match(FILE_EXT + "$", span):  # a kind of file (`.wasm`), not a file
+            continue
+        if PATH_SPAN.match(span) and (re.search(FILE_EXT + "$", span) or span.startswith(TOP)
+                                      or ("/" in span and span.endswith("/"))):
+            if not span.startswith(("application/", "text/")):
+                yield n, span, "path"
+            continue
+        m = NAME_SPAN.match(span)
+        if not m:
+            continue
+        name, called = m.group(1), bool(m.group(2))
+        if re.search(r"\.(?:c|h|js|mjs|ts|py|json|md|wasm|html|css|sh|txt)$", name):
+            yield n, name, "path"
+            continue
+        if "." in name and name.split(".")[0] not in OWN_OBJECTS and not name.startswith("window.poslabDebug"):
+            continue
+        if looks_like_code_name(name, called):
+            yield n, name, "name"
+
+
+def check_names(paths):
+    missing, seen = [], 0
+    for path in paths:
+        doc = Doc(path)
+        for n, span, kind in cited_names(doc):
+            seen += 1
+            ok = path_exists(span) if kind == "path" else defined(span)
+            if not ok:
+                missing.append(f"{rel(path)}:{n}: `{span}` ({'no such file' if kind == 'path' else 'not defined in the code'})")
+    return seen, missing
+
+
+def code_citations():
+    """(file:line, document, section) for each `docs/X.md, "Section"` the
+    code cites, and (file:line, document) for each document it names."""
+    cited, named = [], []
+    rx = re.compile(r"(docs/)?\b([\w-]+\.md)(?:['\u2019]s)?,?[ \t]*(?:\n[ \t]*(?:[*#]|//)?[ \t]*)?\(?\"([A-Za-z][^\"\n]{1,59})\"")
+    for f in sorted(TREE):
+        top = f.split("/")[0]
+        if not ((top in CODE_DIRS and f.endswith(CODE_EXT) and "/fuzz/" not in f) or f in CODE_FILES) \
+                or f == "tests/test_docs.py":
+            continue
+        try:
+            with open(os.path.join(ROOT, f), encoding="utf-8") as fh:
+                text = fh.read()
+        except (OSError, UnicodeDecodeError):
+            continue
+        for m in re.finditer(r"docs/([\w-]+\.md)", text):
+            named.append((f"{f}:{text.count(chr(10), 0, m.start()) + 1}", m.group(1)))
+        for m in rx.finditer(text):
+            # a bare name (experiment.md, "Draws") counts when docs/ has such a file
+            if m.group(1) or os.path.exists(os.path.join(ROOT, "docs", m.group(2))):
+                cited.append((f"{f}:{text.count(chr(10), 0, m.start()) + 1}", m.group(2), m.group(3)))
+    return cited, named
+
+
+def heading_texts(path):
+    with open(path, encoding="utf-8") as f:
+        return {re.sub(r"^#+\s*", "", l).strip().lower() for l in f if re.match(r"^#{1,6}\s", l)}
+
+
+TREE = tree_files()
+CODE, BUILD_WORDS = code_index()
+STEMS = {os.path.basename(f).split(".")[0] for f in TREE}
+
+
+if LIST:
+    for path in documents():
+        for n, span, kind in cited_names(Doc(path)):
+            print(f"{rel(path)}:{n}\t{kind}\t{span}")
+    sys.exit(0)
+
 commands_run = options_seen = links_seen = 0
+names_seen, names_missing = check_names(documents())
+check(not names_missing, "paths and names the documents cite that the tree does not hold "
+      "(renamed or removed? fix the document):\n  " + "\n  ".join(names_missing))
+# ---- the other way: the documents and sections the code cites exist ----
+citations, named_docs = code_citations()
+stale = [f"{where}: docs/{doc} (no such document)" for where, doc in named_docs
+         if not os.path.exists(os.path.join(ROOT, "docs", doc))]
+for where, doc, section in citations:
+    path = os.path.join(ROOT, "docs", doc)
+    if os.path.exists(path) and section.lower() not in heading_texts(path):
+        stale.append(f'{where}: docs/{doc}, "{section}" (no such heading)')
+check(not stale, "documents and sections the code cites that do not exist:\n  " + "\n  ".join(stale))
+check(len(citations) >= 5, f"the code's citations of documents were read: {len(citations)}")
 for path in documents():
     doc = Doc(path)
     where = rel(path)
 
     # ---- commands and options in code blocks ----
-    for first, lines in doc.blocks:
+    for first, lines in (doc.blocks if CLI else []):
         k = 0
         while k < len(lines):
             line = lines[k]
@@ -218,7 +439,7 @@ for path in documents():
             k += 1
 
     # ---- inline code: options and command lines ----
-    for n, span in doc.inline_code():
+    for n, span in (doc.inline_code() if CLI else []):
         span = span.strip()
         if span.startswith("--"):
             for name in options_of(span.split()[0]):
@@ -255,8 +476,9 @@ for path in documents():
               if re.search(r"\bissues?\s+#?\d+|(?<![\w&/])#\d+\b", line, re.I)]
     check(not labels, "issue labels (a clone cannot look them up):\n  " + "\n  ".join(labels))
 
-check(commands_run >= 10 and options_seen >= 40 and links_seen >= 20,
-      f"the documents were read: {commands_run} commands run, {options_seen} options, {links_seen} links")
-print(f"{commands_run} commands run, {options_seen} options and {links_seen} links checked")
+check((commands_run >= 10 and options_seen >= 40 or not CLI) and links_seen >= 20 and names_seen >= 100,
+      f"the documents were read: {commands_run} commands run, {options_seen} options, {links_seen} links, "
+      f"{names_seen} paths and names")
+print(f"{commands_run} commands run, {options_seen} options, {links_seen} links and {names_seen} paths and names checked")
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -439,12 +439,13 @@ export function browserMarkdown({ rows, schemes, render }) {
   lines.push(...schemesMarkdown(schemes));
   const m = (xs) => f(percentile(xs, 50));
   const { start, end, minutes } = render;
-  lines.push('', `First render of the verdicts (default page, local server, from navigation start), in the fresh ` +
-    `browser: the verdict text is in the page at median ${m(start.first)} ms (p95 ${f(percentile(start.first, 95))} ms) ` +
-    `and painted at median ${m(start.painted)} ms, over ${start.first.length} loads; after the other page benchmarks ` +
-    `(${f(minutes)} minutes later), at ${m(end.first)} ms and ${m(end.painted)} ms. For scale, loaded in turn with these: ` +
-    `the same page with its script blocked (only the browser's own work to show this HTML and CSS) first paints at ` +
-    `median ${m(start.staticPage)} ms (later: ${m(end.staticPage)} ms), and a page of one line from the same server at ` +
+  lines.push('', `First render of the verdicts (default page, local server, from navigation start), over ` +
+    `${start.first.length} loads in a fresh browser: the text is in the page at median ${m(start.first)} ms ` +
+    `(p95 ${f(percentile(start.first, 95))} ms) and painted at median ${m(start.painted)} ms; after the other page ` +
+    `benchmarks (${f(minutes)} minutes later), at ${m(end.first)} ms and ${m(end.painted)} ms.`);
+  // last_run.mjs reads "a page of one line from the same server at N ms"
+  lines.push('', `For scale, loaded in turn: the same page with its script blocked first paints at median ` +
+    `${m(start.staticPage)} ms (later: ${m(end.staticPage)} ms), and a page of one line from the same server at ` +
     `${m(start.blankPage)} ms (later: ${m(end.blankPage)} ms).`);
   return lines;
 }

@@ -84,12 +84,12 @@ export function splitMarkdown(rows, { date = null, machine = '', quick = false }
       return [scheme, heads, p50p95(asIs.keys), p50p95(asIs.core) + workers, p50p95(memoised.keys), ms(left), faster];
     }));
   const about = `${date ? `${date}, ${machine}${quick ? ' (--quick: numbers mean nothing)' : ''}. ` : ''}` +
-    `'New' keystrokes, each timed to the full curve (tests/bench/browser.mjs), ${rows[0]?.count ?? 0} per pair and way ` +
-    `(the two ways taking turns of ${TURN} on one page), p50 / p95 in ms. "The core" is its work on the page's thread ` +
-    'during the keystroke (lab.run: the run and its sweep; lab.threshold; a sweep sent to the workers is not in it). ' +
-    '"The page alone": the same keystrokes with the core\'s answers memoised, so that it costs nothing. "Left for the ' +
-    `core" is what the ${TARGET_MS} ms target leaves at p95 once the page alone has had its p95, and "core faster by" ` +
-    'how much faster the core\'s p95 would have to be to fit in it.';
+    `'New' keystrokes, each timed to the full curve, ${rows[0]?.count ?? 0} per pair and way (the two ways taking ` +
+    `turns of ${TURN} on one page), p50 / p95 in ms. "The core" is its work on the page's thread during the ` +
+    'keystroke (the run, its sweep and thresholds; not a sweep sent to the workers).\n\n' +
+    '"The page alone": the same keystrokes with the core\'s answers memoised. "Left for the core" is what the ' +
+    `${TARGET_MS} ms target leaves at p95 once the page alone has had its p95; "core faster by", how much faster ` +
+    'the core\'s p95 would have to be to fit.';
   return `### Where a keystroke's time goes: (b) 16 words, d 64, CPU ${THROTTLE}x slower
 
 ${about}

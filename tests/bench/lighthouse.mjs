@@ -131,13 +131,12 @@ export function lighthouseMarkdown(rows) {
     lines.push(`| ${row.label} | ${CATEGORIES.map(([id]) => `${row.scores[id]}${each(id)}`).join(' | ')} | ` +
       `${METRICS.map(([id]) => metricText(id, row.metrics[id])).join(' | ')} | ${row.runs.length} |`);
   }
-  lines.push('', `Lighthouse ${first.lighthouse}, mobile preset (its default: a Moto G Power's screen, simulated ` +
-    'slow 4G with 150 ms round trips and 1.6 Mbit/s down, CPU 4x slower), on Debian\'s ' +
-    `${version}, headless, against the built site on this machine (one-minute load average ` +
-    `${rows[0].load.map((x) => x.toFixed(2)).join(' before, ')} after). Each figure is the median of the runs ` +
-    '(each run\'s scores in brackets); the metrics are simulated from the recorded load, and a busy machine ' +
-    'lengthens the recorded tasks, so total blocking time varies most. "static host": gzip for text and the WebAssembly, as GitHub Pages serves the published site; ' +
-    '"test server": the files as they are, as the tests serve them.');
+  lines.push('', `Lighthouse ${first.lighthouse}, mobile preset (a Moto G Power's screen, simulated slow 4G: 150 ms ` +
+    `round trips, 1.6 Mbit/s down; CPU 4x slower), on Debian's ${version}, headless, against the built site on this ` +
+    `machine (load average ${rows[0].load.map((x) => x.toFixed(2)).join(' before, ')} after).`);
+  lines.push('', 'Each figure is the median of the runs (each run\'s in brackets). The metrics are simulated from ' +
+    'the recorded load, and a busy machine lengthens its tasks, so total blocking time varies most. "static host": ' +
+    'gzip, as GitHub Pages serves the site; "test server": the files as they are, as the tests serve them.');
   // Issue 15's target, judged on the site as a host serves it.
   const host = rows[0];
   const short = CATEGORIES.filter(([id]) => host.scores[id] < 100);

@@ -76,10 +76,12 @@ const list = (parts) => parts.map((p) => `${p.what} ${mib(p.bytes)}`).join(', ')
 
 export function memoryMarkdown({ peak, after }) {
   return [
-    `WebAssembly memory of the page and its workers together at (e) (302 MB of weights): at most ${mib(peak.bytes)} ` +
-    `(${list(peak.parts)}), sampled every quarter second while the page opened on (e), took 20 fast slider steps, ` +
-    `new draws and 3 s of its chart; ${AFTER_SECONDS} s after going back to the one head, ${mib(after.bytes)} ` +
-    `(${list(after.parts)}).`,
+    'WebAssembly memory of the page and its workers together, sampled every quarter second while the page opened ' +
+    'on (e) (302 MB of weights), took 20 fast slider steps, new draws and 3 s of its chart.',
+    '',
+    `At most ${mib(peak.bytes)}: ${list(peak.parts)}.`,
+    '',
+    `${AFTER_SECONDS} s after going back to the one head, ${mib(after.bytes)}: ${list(after.parts)}.`,
   ];
 }
 

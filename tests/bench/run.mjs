@@ -14,8 +14,8 @@
 // every step once or twice, to try the script, not to measure, and writes
 // build/bench-quick.md instead of docs/benchmarks.md.
 //
-// README.md at the top keeps a five-line summary of these tables, written
-// by hand from them (it names the machine and the date).
+// README.md at the top keeps at most three headline ratios from these
+// tables, written by hand, with no date.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, readdirSync, statSync, existsSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -227,7 +227,7 @@ const siteFiles = existsSync(site) ? files(site).map((p) => {
 const S = (r, key = 'total_ms') => stats(r[key]);
 const lines = [];
 const out = (s = '') => lines.push(s);
-const table = (head, rows) => markdownTable(head, rows).forEach((line) => out(line));
+const table = (head, rows, options) => markdownTable(head, rows, options).forEach((line) => out(line));
 const blasName = (info) => (info.openblas_core
   ? `OpenBLAS (${info.openblas_config.split(' ')[1]}, kernel ${info.openblas_core}, ${info.openblas_threads} threads)`
   : `${(info.blas_library || ['?'])[0]} (reference BLAS, 1 thread)`);
@@ -265,11 +265,13 @@ table(['workload', 'words', 'd', 'what is timed', 'flops, core algorithm', 'flop
                         `draws, projections, the run at scale 0.5 and a ${w.sweep.count}-point sweep ` +
                         `${w.sweep.lo}…${w.sweep.hi}`,
                         num(coreFull(w) / 1e6, 3) + ' M', num(naiveFull(w) / 1e6, 3) + ' M']));
+// Paragraphs of the report stay under about 400 characters: a table holds the rest.
 out('Sentences: (a) "dog bites man" / "man bites dog"; (b) and (c) n distinct words w01 … wNN and the ' +
-    'same words reversed. Scheme `random` (the module\'s stand-in) at scale 0.5. The core forms XW and PW once ' +
-    'and moves along XW + sPW, and its sweep takes the scores from a quadratic in the scale whose three ' +
-    'coefficient matrices it forms once; NumPy and plain JS do what the module\'s code does at every scale: ' +
-    'rebuild X + sP and redo (X + sP) @ Wq, Wk, Wv, so they do more flops (last column).');
+    'same words reversed. Scheme `random` at scale 0.5.');
+out();
+out('The core forms XW and PW once and takes a sweep\'s scores from a quadratic in the scale. NumPy and plain JS ' +
+    'do what the module\'s code does: rebuild X + sP and redo the projections at every scale, so they do more ' +
+    'flops (last column).');
 out();
 
 out('## Side by side: full experiment plus sweep, ms');
@@ -367,15 +369,15 @@ for (const who of ['native', 'wasm']) {
     slopes.push([`${who} ${s}`, last[who][s] / first[who][s], exponent(scaling.map((row) => row[who][s]))]);
   }
 }
-out(`From d ${first.d} to d ${last.d} (×${dRatio}) the time per point grows ` +
-    slopes.map(([k, r, e]) => `${k} ×${num(r, 3)} (fitted exponent ${num(e, 2)})`).join(', ') +
-    `; O(words² × d) predicts ×${dRatio} (exponent 1), O(words × d²) ×${dRatio ** 2} (exponent 2). ` +
-    'A point is one sweep step of poslab_run on cached products (121 points plus the run at the scale, ' +
-    'divided by 122, the coefficient matrices included): both sentences\' attention, the additive schemes\' ' +
-    'scores from the quadratic in the scale, RoPE\'s from rotated XWq, XWk. Each cell is the ' +
-    'smallest of three medians taken in separate rounds. The exponent is the least-squares slope of ' +
-    'log(time) on log(d); below d 128 fixed per-point costs (softmax exps, RoPE\'s sines and cosines) ' +
-    'still show and can pull it under 1.');
+out('A point is one sweep step of poslab_run on cached products (the run and its 121 points divided by 122): ' +
+    'both sentences\' attention, the additive schemes\' scores from the quadratic in the scale, RoPE\'s from ' +
+    'rotated XWq, XWk. Each cell is the smallest of three rounds\' medians.');
+out();
+table(['contestant', `time per point, d ${first.d} to d ${last.d}`, 'fitted exponent'],
+  slopes.map(([k, r, e]) => [k, `×${num(r, 3)}`, num(e, 2)]));
+out(`O(words² × d) predicts ×${dRatio} (exponent 1), O(words × d²) ×${dRatio ** 2} (exponent 2). The exponent is ` +
+    'the least-squares slope of log(time) on log(d); below d 128 fixed per-point costs (softmax, RoPE\'s sines ' +
+    'and cosines) can pull it under 1.');
 out();
 
 // ---- transformer blocks (issue 14), the report -----------------------------
@@ -412,44 +414,29 @@ const forScripts = group((f) => !loaded(f) && !ON_DEMAND.test(f.name) && /\.(m?j
 
 out('## The page in headless Chromium, ms');
 out();
-out('Measured with the Performance API inside the page (tests/bench/browser.mjs). A slider step is the input ' +
-    'handler (new verdicts, table and chart, drawn before it returns) plus the style and layout it leaves owing, ' +
-    'forced at the end. The numbers depend on the words only through which of them are the same, and the page ' +
-    'keeps its sweeps by that, so there are two kinds of keystroke. One that makes a new sentence (the first word ' +
-    'becomes a copy of another, w02 to w16 in turn, more patterns than the page keeps sweeps of; the bench checks ' +
-    'that each computed a sweep) needs a new sweep: it is timed until the ' +
-    'chart.draw() that draws the new sweep returns, layout forced after it ("full curve"), and until the first ' +
-    'curve for the new words is drawn ("first curve"): a sweep expected to take over 60 ms shows a coarse curve ' +
-    '(one magnitude per power of ten: the sweep\'s every tenth point, computed first, the rest after it) first, ' +
-    'saying so in the caption. At start the page ' +
-    'times a small sweep on its own thread (and the whole sweep again once it has settled) and from then on sends ' +
-    'every sweep it expects to take over 14 ms to its two sweep workers, each computing every other point of each pass, ' +
-    'the moment the keystroke comes when they are free, except one of up to 30 ms that their answer (their time plus ' +
-    'how much later than that their last answer came) would bring no sooner. After a sweep of a kind (scheme, heads, width) the ' +
-    'expectation is what that sweep took, wherever it ran. Those new sentences keep the count of distinct words ' +
-    'and the lengths, so the core keeps its draws and only places the words anew; a keystroke that changes the ' +
-    'count, as the first letter of a new word does, has the draws made again ("drawn afresh": the first two words ' +
-    'copies of two others, and every other keystroke the first a word of its own, so the count goes n, n + 1, n, ...). ' +
-    'Typing a word in or deleting one changes sentence A\'s length too, and the verdict table gains or loses a row ' +
-    '("a word more or less": the last two words give way to a copy of another and, every other keystroke, a word of its ' +
-    'own after it, so the length goes n - 1, n, n - 1, ...; timed to the full curve). ' +
-    'A keystroke inside a word (the first word spelt anew: ' +
-    'k00, k01, ...) changes no number: it is timed until the chart is drawn again with the word\'s new name on ' +
-    'the curves it has ("inside a word"). The targets are judged on all four. ' +
-    'The timings start a few seconds after the page opened, after that second calibration. ' +
-    'Chromium cannot throttle workers, so under CPU throttling the page gets sweep workers ' +
-    'slowed by the same factor (before each message it sends, each spins for the rate less one times the time ' +
-    'it has been busy). Chromium\'s throttling is not a slow device for WebAssembly in every task: a sweep of ' +
-    'a millisecond sometimes runs unthrottled (at rate 20, 1.0 ms in 2 of 8 idle tasks against 16-35 ms in the ' +
-    'others, where JavaScript of the same length took 37-62 ms every time; at rate 2, 1.3 ms once in 16 against ' +
-    '2.1-3.5), so the page\'s own sweeps under throttling are at times timed fast. And the throttled page\'s thread ' +
-    'burns CPU a slower device would not: a page left idle under 2x throttling used 1.46 s of CPU on its main thread ' +
-    'in 3 s (none unthrottled), and during ten keystrokes at (c) with RoPE and 8 heads 2.3 s in 4.9 s (0.33 s in 1.9 s ' +
-    'unthrottled), half a core of the two taken from the sweep workers; so the full curves the workers compute under ' +
-    'throttling are timed slower than such a device would take. Chromium runs headless with ' +
-    'software rendering (--disable-gpu), which makes canvas drawing and the first paint slower than on a desktop, ' +
-    'and without the omnibox popup that headless Chromium otherwise loads in a renderer of its own for every new ' +
-    'page (tests/browser/harness.mjs says why).');
+out('Measured with the Performance API inside the page (tests/bench/browser.mjs), from a few seconds after it ' +
+    'opened. The numbers depend on the words only through which of them are the same, so a keystroke is timed ' +
+    'in four kinds; the targets are judged on all four.');
+out();
+table(['measure', 'what changes', 'timed until'], [
+  ['slider step', 'the magnitude', 'the input handler returns (verdicts, table and chart drawn), layout forced'],
+  ['new sentence', 'the first word becomes a copy of another (w02 to w16 in turn): a new sweep', 'the chart.draw() of ' +
+    'the new sweep returns ("full curve"); or the first curve drawn, coarse (every tenth point) for a sweep expected ' +
+    'to take over 60 ms ("first curve")'],
+  ['drawn afresh', 'the count of distinct words (n, n + 1, n, ...), so the draws are made again', 'the full curve'],
+  ['a word more or less', 'sentence A\'s length (n - 1, n, ...), so the table gains or loses a row', 'the full curve'],
+  ['inside a word', 'the first word\'s spelling (k00, k01, ...), no number', 'the chart is drawn with the new name'],
+], { left: 3 });
+out('The page times a sweep at start and again once settled, then sends each sweep it expects to take over 14 ms ' +
+    'to its two sweep workers (every other point each), unless their answer would come no sooner (up to 30 ms). ' +
+    'After a sweep, the expectation for its kind (scheme, heads, width) is what it took.');
+out();
+out('Chromium cannot throttle workers, so under CPU throttling the sweep workers slow themselves by the same ' +
+    'factor. Throttling is not a slow device: a short WebAssembly task sometimes runs unthrottled, and the ' +
+    'throttled thread burns CPU the workers would use, so throttled figures err both ways.');
+out();
+out('Chromium runs headless with software rendering (--disable-gpu), which slows canvas drawing and the first ' +
+    'paint, and without the omnibox popup (tests/browser/harness.mjs says why).');
 out();
 for (const line of browserMarkdown(page)) out(line);
 out();
@@ -459,15 +446,15 @@ out();
 out('### Transformer blocks in the page');
 out();
 out('The transformer has no shortcut through a slider step: every magnitude is a new run of every block. A run ' +
-    'expected to take over 8 ms goes to a worker (web/run_worker.js); a state with other draws (other words, d, ' +
-    'blocks) ends the run before it (the worker is ended and a spare, already started, takes over); a slider step, ' +
-    'which changes only the magnitude, keeps the worker and its drawn weights: the worker computes a run a block ' +
-    'of one sentence at a time (lab.runSteps), reads its messages between blocks, drops the run in hand when a ' +
-    'newer one has arrived and skips every step queued behind it but the newest. The chart\'s sweep is computed by the same worker on ' +
-    'the same weights once the verdicts are shown, a block of one sentence at a time too, and gives way to a newer run at its next block. (d) is timed as the slider steps above; (e) as a fast drag: 20 steps, one a ' +
-    'frame, with the longest main-thread task from the first step to the final verdicts (PerformanceObserver \'longtask\', which reports tasks ' +
-    'of 50 ms and more) and the time from the last step to the final state\'s verdicts on the page, beside one run ' +
-    'of the worker\'s. Chromium cannot throttle workers, so under throttling the runs themselves keep full speed.');
+    'expected to take over 8 ms goes to a worker, which computes it a block of one sentence at a time ' +
+    '(lab.runSteps) and drops it for a newer one.');
+out();
+out('A slider step keeps the worker and its drawn weights; a state with other draws ends the worker, and a spare ' +
+    'takes over. The chart\'s sweep runs in the same worker once the verdicts are shown, and gives way to a newer run.');
+out();
+out('(d) is timed as the slider steps above; (e) as a fast drag of 20 steps, one a frame: the longest main-thread ' +
+    'task until the final verdicts (tasks of 50 ms and more) and the time from the last step to them, beside one ' +
+    'run in the worker. Workers are not throttled, so their runs keep full speed.');
 out();
 for (const line of pageTransformerMarkdown(page.transformer)) out(line);
 out();
@@ -484,11 +471,12 @@ out();
 progress('the models trained here in the page (about five minutes)');
 out('### The models trained here in the page');
 out();
-out('Slider steps and keystrokes with gpt, nope and bag as trained (the module\'s head on the same sentences beside them), ' +
-  'each timed to its handler\'s end plus the layout it leaves owing; a checkpoint\'s chart is computed on the page\'s ' +
-  'thread in slices of about 8 ms, so the longest main-thread task is reported too (tests/bench/checkpoint_page.mjs). ' +
-  'The window is 1280 x 900: the sections below the fold (the lesson, the tokens and answer, the blocks) are drawn once the ' +
-  'steps pause for 150 ms or when scrolled into sight, not in the step (web/views/sight.js), as for a student there.');
+out('Slider steps and keystrokes with gpt, nope and bag as trained, and the module\'s head on the same sentences, ' +
+  'each timed to its handler\'s end plus the layout it leaves owing (tests/bench/checkpoint_page.mjs).');
+out();
+out('A checkpoint\'s chart is computed on the page\'s thread in slices of about 8 ms, so the longest main-thread ' +
+  'task is reported too. The window is 1280 x 900; the sections below the fold are drawn once the steps pause ' +
+  'for 150 ms or come into sight, as for a student.');
 out();
 for (const line of checkpointPageMarkdown(await checkpointPageBench({ quick }))) out(line);
 out();
@@ -628,13 +616,15 @@ for (const row of page.transformer) {
 out('## Targets of the transformer, measured here');
 out();
 table(['target', 'verdict', 'measured'], issue14Targets);
-out('NumPy and plain JS agreed with the core before timing: ' +
+out('NumPy and plain JS agreed with the core before timing (figures checked; largest error as a share of the ' +
+    'tolerance, 1e-9 relative + 1e-12): ' +
     WORKLOADS.map((w) => {
       const r = results[w.id];
-      return `${w.id}: ${r.numpy.checked} + ${r.plain.checked} figures, largest error ` +
-             `${num(100 * Math.max(r.numpy.tolerance_used, r.plain.tolerance_used), 2)} % of the tolerance ` +
-             '(1e-9 relative + 1e-12)';
-    }).join('; ') + `. WebAssembly module load and instantiation under Node: ${num(results.a.wasm.load_ms)} ms. ` +
+      return `${w.id} ${r.numpy.checked} + ${r.plain.checked}, ` +
+             `${num(100 * Math.max(r.numpy.tolerance_used, r.plain.tolerance_used), 2)} %`;
+    }).join('; ') + '.');
+out();
+out(`WebAssembly module load and instantiation under Node: ${num(results.a.wasm.load_ms)} ms. ` +
     `Everything above took ${num((Date.now() - started) / 1000, 3)} s.`);
 
 // ---- Lighthouse (lighthouse.mjs) -------------------------------------------

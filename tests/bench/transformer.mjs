@@ -166,11 +166,11 @@ export function transformerMarkdown(results) {
   table(['workload', 'words', 'd', 'blocks', 'heads', 'weights', 'flops of one forward pass, both sentences'],
     W.map((w) => [w.label, w.n, w.d, w.layers, w.heads, `${num(w.layers * 12 * w.d * w.d * 8 / 1e6)} MB`,
                   `${num(forwardFlops(w) / 1e6)} M`]));
-  out('GPT-2-style pre-LayerNorm blocks (docs/experiment.md), scheme `random` at scale 0.5 (a position table ' +
-      'added before the first block, as GPT-2 does), the causal mask, weight std 0.02, sentence B the words of A ' +
-      'reversed, no sweep (the transformer has no shortcut along the scale). Flops are the multiply-adds of the ' +
-      'products, two each: the projections, the MLP, and every head\'s scores and weighted sums in full (the mask ' +
-      'leaves half of those unused; the core skips them, NumPy does not).');
+  out('GPT-2-style pre-LayerNorm blocks (docs/experiment.md), scheme `random` at scale 0.5, the causal mask, ' +
+      'weight std 0.02, sentence B the words of A reversed, no sweep.');
+  out();
+  out('Flops count two per multiply-add of the products: the projections, the MLP, and every head\'s scores and ' +
+      'weighted sums in full (the core skips the masked half, NumPy does not).');
   out();
   const head = ['workload', 'native: full run', 'native: forward', 'WebAssembly: full lab.run()',
                 'WebAssembly: full poslab_run', 'WebAssembly: forward', 'NumPy (Debian): the script', 'NumPy (Debian): forward'];
@@ -182,13 +182,13 @@ export function transformerMarkdown(results) {
     if (haveOpenblas) row.push(ms(r.openblas.total_ms), ms(r.openblas.forward_ms));
     return row;
   }));
-  out('Full run: the draws (every repetition draws afresh; the seed alternates for the core), both sentences ' +
-      'through the blocks and every comparison, per block too. Forward: both sentences through the blocks on ' +
-      'draws already made (the core: a run where only the scale changes; NumPy: the script\'s ' +
-      '`transformer(X1, pa)` and `transformer(X2, pb)`). The script is the page\'s Copy as NumPy for this state, ' +
-      'run as it stands with its printing sent to a buffer; its outputs agreed with the CLI\'s before timing: ' +
-      W.map((w) => `${w.id}: ${results[w.id].numpy.checked} values, largest error ` +
-                   `${num(100 * results[w.id].numpy.tolerance_used, 2)} % of the tolerance (1e-9 relative + 1e-12)`)
+  out('Full run: fresh draws (the seed alternates), both sentences through the blocks and every comparison. ' +
+      'Forward: both sentences through the blocks on draws already made (the core: a run where only the scale ' +
+      'changes; NumPy: the script\'s `transformer(X1, pa)` and `transformer(X2, pb)`).');
+  out();
+  out('The script is the page\'s Copy as NumPy for this state; its outputs agreed with the CLI\'s before timing ' +
+      '(values checked; largest error as a share of the tolerance, 1e-9 relative + 1e-12): ' +
+      W.map((w) => `${w.id} ${results[w.id].numpy.checked}, ${num(100 * results[w.id].numpy.tolerance_used, 2)} %`)
         .join('; ') + '.');
   out();
 
@@ -210,15 +210,15 @@ export function transformerMarkdown(results) {
     }
     return row;
   }));
-  out('DGEMM: NumPy\'s `a @ b` on OpenBLAS with OPENBLAS_NUM_THREADS=1, the best of repeated runs, for the ' +
-      'shapes of a block\'s products; weighted: a block\'s product flops over the time DGEMM needs for them. The ' +
-      'core sums every product in index order without FMA (so its results do not depend on the machine), in ' +
-      'blocks of w that stay in cache; natively its inner loop also exists in an AVX2 version chosen at load ' +
-      'time. WebAssembly memory after the full runs: ' +
+  out('DGEMM: NumPy\'s `a @ b` on OpenBLAS with one thread, the best of repeated runs, for a block\'s product ' +
+      'shapes; weighted: a block\'s product flops over DGEMM\'s time for them. The core sums every product in ' +
+      'index order without FMA, so its results do not depend on the machine.');
+  out();
+  out('WebAssembly memory after the full runs: ' +
       W.map((w) => `${w.id} ${num(results[w.id].wasm.memory_bytes / 2 ** 20)} MiB (heap in use ` +
-                   `${num(results[w.id].wasm.heap_bytes / 2 ** 20)} MiB; the weights are ` +
+                   `${num(results[w.id].wasm.heap_bytes / 2 ** 20)} MiB; weights ` +
                    `${num(w.layers * 12 * w.d * w.d * 8 / 2 ** 20)} MiB)`).join(', ') +
-      '; Emscripten lets it grow to 2 GiB (ALLOW_MEMORY_GROWTH\'s default maximum), and it never shrinks.');
+      '. It may grow to 2 GiB and never shrinks.');
   out();
   return lines;
 }
