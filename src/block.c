@@ -11,7 +11,7 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-/* out (n x d) = each row of x made mean 0 and variance 1, (x - mean) /
+/* LN(x): out (n x d) = each row of x made mean 0 and variance 1, (x - mean) /
  * sqrt(var + eps) with the population variance (np.var), then times gain
  * and plus shift where the model has them: an absent one is skipped, not
  * taken as 1 or 0 (adding 0 would turn -0 into +0). */
