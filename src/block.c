@@ -31,7 +31,9 @@ static void layer_norm(double *out, const double *x, tensor gain, tensor shift, 
     }
 }
 
-double block_tanh_exp(double u) { return 1 - 2 / (exp(2 * u) + 1); }
+static inline double tanh_exp(double u) { return 1 - 2 / (exp(2 * u) + 1); }
+
+double block_tanh_exp(double u) { return tanh_exp(u); }
 
 /* GPT-2's GELU in place: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
  * with the tanh T. x^3 is v * v * v rather than NumPy's pow(v, 3): at most
@@ -49,7 +51,7 @@ static inline __attribute__((always_inline)) void gelu_with(double *x, long coun
  * since a call through the kind for every element cost a small model's
  * run a tenth of its time in WebAssembly. */
 static void gelu(double *x, long count, double (*T)(double)) {
-    if (T == block_tanh_exp) gelu_with(x, count, block_tanh_exp);
+    if (T == block_tanh_exp) gelu_with(x, count, tanh_exp);
     else gelu_with(x, count, T);
 }
 
