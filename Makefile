@@ -75,7 +75,11 @@ ESBUILD := node_modules/.bin/esbuild --log-level=warning
 TERSER := $(CURDIR)/node_modules/.bin/terser
 TERSER_FLAGS := --ecma 2020 --compress passes=2 --mangle
 PAGE_SRC := $(BUILD)/page-src
-TRAINED_MODELS := gpt nope bag
+# The models trained here: each folder of models/ with a checkpoint in it
+# (tests/node/models.test.mjs checks them against web/app/models.js).
+TRAINED_MODELS := $(patsubst models/%/config.json,%,$(wildcard models/*/config.json))
+# The page's modules that import the wrapper (web/lib/poslab.js).
+PAGE_ENTRIES := main.js page.js sweep_worker.js run_worker.js
 CHECKPOINT_FILES := config.json model.safetensors vocab.json merges.txt
 site: wasm wasm-nosimd
 	rm -rf $(SITE) $(PAGE_SRC)
@@ -95,8 +99,13 @@ site: wasm wasm-nosimd
 	# import the wrapper, poslab.js (with the Emscripten glue beside it), which
 	# is also there on its own for scripts that import it (docs/interfaces.md).
 	# index.html preloads it, and the chunks main.js imports (below), so the
-	# page has no module graph to discover.
-	cp -R web/*.js web/app web/browser web/views web/teach $(BUILD)/wasm/poslab-core.js $(PAGE_SRC)/
+	# page has no module graph to discover. The page's entry modules import
+	# the wrapper from web/lib/; in the site it sits beside them.
+	cp -R web/*.js web/app web/browser web/views web/teach web/lib $(PAGE_SRC)/
+	cp $(BUILD)/wasm/poslab-core.js $(PAGE_SRC)/lib/
+	for f in $(PAGE_ENTRIES); do \
+	  grep -q "from './lib/poslab.js'" $(PAGE_SRC)/$$f && sed -i "s#from './lib/poslab.js'#from './poslab.js'#" $(PAGE_SRC)/$$f || exit 1; \
+	done
 	# Parts a student opens later (the tour, Copy as NumPy, the heatmaps, the
 	# transformer's block-by-block view) are import()ed where they are first
 	# needed: esbuild splits them into chunks/.
@@ -113,11 +122,11 @@ site: wasm wasm-nosimd
 	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/sweep_worker.js
 	$(ESBUILD) $(PAGE_SRC)/run_worker.js --bundle --format=esm --external:./poslab.js \
 	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/run_worker.js
-	$(ESBUILD) web/poslab.js --bundle --format=esm --external:./poslab-core.js --external:./poslab-checkpoint.js \
+	$(ESBUILD) web/lib/poslab.js --bundle --format=esm --external:./poslab-core.js --external:./poslab-checkpoint.js \
 	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/poslab.js
 	# The wrapper's checkpoint code, which poslab.js imports with the first
 	# checkpoint opened (it shares poslab.js, not a copy of it).
-	$(ESBUILD) web/checkpoints.js --bundle --format=esm --external:./poslab.js --external:./poslab-checkpoint.js \
+	$(ESBUILD) web/lib/checkpoints.js --bundle --format=esm --external:./poslab.js --external:./poslab-checkpoint.js \
 	  --minify --sourcemap --target=es2022 --outfile=$(SITE)/checkpoints.js
 	$(ESBUILD) $(BUILD)/wasm/poslab-core.js --minify --target=es2022 --outfile=$(SITE)/poslab-core.js
 	# Terser's second pass over the scripts every student loads at open (the
@@ -181,13 +190,13 @@ PACKAGE := $(BUILD)/package
 package: site
 	rm -rf $(PACKAGE) $(BUILD)/poslab-*.tgz
 	mkdir -p $(PACKAGE)
-	$(ESBUILD) web/poslab.js --bundle --format=esm --external:./poslab-core.js --external:./poslab-checkpoint.js \
+	$(ESBUILD) web/lib/poslab.js --bundle --format=esm --external:./poslab-core.js --external:./poslab-checkpoint.js \
 	  --target=es2022 --outfile=$(PACKAGE)/poslab.js
-	$(ESBUILD) web/checkpoints.js --bundle --format=esm --external:./poslab.js --external:./poslab-checkpoint.js \
+	$(ESBUILD) web/lib/checkpoints.js --bundle --format=esm --external:./poslab.js --external:./poslab-checkpoint.js \
 	  --target=es2022 --outfile=$(PACKAGE)/checkpoints.js
-	cp $(SITE)/poslab-core.js $(SITE)/poslab.wasm $(SITE)/poslab-nosimd.wasm web/poslab.d.ts \
+	cp $(SITE)/poslab-core.js $(SITE)/poslab.wasm $(SITE)/poslab-nosimd.wasm web/lib/poslab.d.ts \
 	  $(SITE)/poslab-checkpoint.js $(SITE)/poslab-checkpoint.wasm \
-	  web/npm/package.json web/npm/README.md $(PACKAGE)/
+	  web/lib/package.json web/lib/README.md $(PACKAGE)/
 	cd $(PACKAGE) && npm pack --pack-destination .. --silent
 
 test: test-native test-fuzz test-wasm test-browser

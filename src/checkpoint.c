@@ -10,8 +10,10 @@
  * tensors sorted by offset and a cursor into them, and an element cut by a
  * chunk's end waits in a few bytes of carry. So no file is ever held whole. */
 #include "checkpoint.h"
+#include "checkpoint_family.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,11 +27,8 @@ enum {
     MAX_FILES = 256,       /* safetensors shards */
     MAX_NAME = 256,        /* bytes of a tensor's name */
     MAX_RANK = 8,
-    MAX_EMBD = 65536,      /* config.json's sizes: far above any GPT-2, low enough that no size overflows */
-    MAX_POSITIONS = 1 << 20,
-    MAX_VOCAB = 1 << 24,
-    GLOBALS = 4,           /* wte, wpe, ln_f.weight, ln_f.bias */
-    PER_BLOCK = 12
+    MAX_KEYS = 32,         /* config.json keys a family reads */
+    MAX_ARCHITECTURES = 8  /* config.json's architectures looked at */
 };
 
 typedef enum { DT_F32, DT_F16, DT_BF16, DT_OTHER } dtype;
@@ -40,18 +39,6 @@ static const struct { const char *name; int bytes; } dtypes[] = {
     {"I16", 2}, {"U16", 2}, {"I8", 1}, {"U8", 1}, {"BOOL", 1}, {"F8_E4M3", 1}, {"F8_E5M2", 1},
 };
 enum { DTYPE_COUNT = sizeof dtypes / sizeof dtypes[0] };
-
-/* The tensors of one block, in the order of checkpoint_block, and the
- * shape of each as multiples of C: {rows, cols} (cols 0: a vector). */
-static const struct { const char *suffix; int rows, cols; } block_tensors[PER_BLOCK] = {
-    {"ln_1.weight", 1, 0},        {"ln_1.bias", 1, 0},
-    {"attn.c_attn.weight", 1, 3}, {"attn.c_attn.bias", 3, 0},
-    {"attn.c_proj.weight", 1, 1}, {"attn.c_proj.bias", 1, 0},
-    {"ln_2.weight", 1, 0},        {"ln_2.bias", 1, 0},
-    {"mlp.c_fc.weight", 1, 4},    {"mlp.c_fc.bias", 4, 0},
-    {"mlp.c_proj.weight", 4, 1},  {"mlp.c_proj.bias", 1, 0},
-};
-static const char *const global_tensors[GLOBALS] = {"wte.weight", "wpe.weight", "ln_f.weight", "ln_f.bias"};
 
 typedef struct {
     char *name;
@@ -74,7 +61,7 @@ typedef struct {
 
 struct poslab_checkpoint {
     int have_config;
-    checkpoint_weights w;
+    checkpoint_weights w;    /* w.family: config.json's row of the family table */
     tokenizer *tok;
     tokenizer *tok_loading; /* between poslab_checkpoint_tokenizer_begin and its last step */
     char **shards;
@@ -125,21 +112,26 @@ static const char *u64_text(char *buf, uint64_t x) {
 }
 #define U64(x) u64_text((char[24]){0}, (x))
 
-static int slot_count(int layers) { return GLOBALS + PER_BLOCK * layers; }
+/* Slots: the family's globals, then block i's k-th tensor at
+ * global_count + i * block_count + k. */
+static int slot_count(const checkpoint_family *f, int layers) { return f->global_count + f->block_count * layers; }
+
+static const family_tensor *slot_row(const checkpoint_family *f, int slot) {
+    return slot < f->global_count ? &f->globals[slot] : &f->block[(slot - f->global_count) % f->block_count];
+}
+
+/* A dimension of a tensor, from config.json's sizes. */
+static uint64_t extent(const checkpoint_weights *w, family_extent e) {
+    const int size = e.size < 0 ? 0 : *(const int *)((const char *)w + e.size);
+    return (uint64_t)size * (uint64_t)e.times;
+}
 
 /* The expected shape of a slot, from config.json. */
 static int slot_shape(const checkpoint_weights *w, int slot, uint64_t shape[2]) {
-    const uint64_t C = (uint64_t)w->n_embd;
-    if (slot < GLOBALS) {
-        if (slot == 0) { shape[0] = (uint64_t)w->vocab_size, shape[1] = C; return 2; }
-        if (slot == 1) { shape[0] = (uint64_t)w->n_positions, shape[1] = C; return 2; }
-        shape[0] = C;
-        return 1;
-    }
-    const int k = (slot - GLOBALS) % PER_BLOCK;
-    shape[0] = (uint64_t)block_tensors[k].rows * C;
-    if (!block_tensors[k].cols) return 1;
-    shape[1] = (uint64_t)block_tensors[k].cols * C;
+    const family_tensor *t = slot_row(w->family, slot);
+    shape[0] = extent(w, t->rows);
+    if (t->cols.size < 0) return 1;
+    shape[1] = extent(w, t->cols);
     return 2;
 }
 
@@ -166,17 +158,17 @@ static void shape_text(char *out, size_t cap, const uint64_t *shape, int rank) {
     if (at < cap) decimal_snprintf(out + at, cap - at, "]");
 }
 
-/* A tensor's name without "transformer.", as its slot: 0..3 the globals,
- * then block i's k-th at GLOBALS + i*PER_BLOCK + k; -1 for a tensor to
- * ignore (GPT-2's mask buffers, the tied lm_head, anything unknown); -2
- * for a block past n_layer (*block gets its number). Whole names only:
- * "attn.c_attn.bias" is a weight, "attn.bias" a buffer. */
-static int slot_of(const char *name, int layers, long *block) {
-    if (!strncmp(name, "transformer.", 12)) name += 12;
-    for (int g = 0; g < GLOBALS; g++)
-        if (!strcmp(name, global_tensors[g])) return g;
-    if (strncmp(name, "h.", 2)) return -1;
-    const char *p = name + 2;
+/* A tensor's name, without the family's prefix, as its slot; -1 for a
+ * tensor to ignore (GPT-2's mask buffers, the tied lm_head, anything
+ * unknown); -2 for a block past n_layer (*block gets its number). Whole
+ * names only: "attn.c_attn.bias" is a weight, "attn.bias" a buffer. */
+static int slot_of(const checkpoint_family *f, const char *name, int layers, long *block) {
+    const size_t prefix = strlen(f->prefix), block_prefix = strlen(f->block_prefix);
+    if (!strncmp(name, f->prefix, prefix)) name += prefix;
+    for (int g = 0; g < f->global_count; g++)
+        if (!strcmp(name, f->globals[g].name)) return g;
+    if (strncmp(name, f->block_prefix, block_prefix)) return -1;
+    const char *p = name + block_prefix;
     if (*p < '0' || *p > '9' || (*p == '0' && p[1] >= '0' && p[1] <= '9')) return -1;
     long i = 0;
     while (*p >= '0' && *p <= '9') {
@@ -185,13 +177,13 @@ static int slot_of(const char *name, int layers, long *block) {
     }
     if (*p++ != '.') return -1;
     int k = 0;
-    while (k < PER_BLOCK && strcmp(p, block_tensors[k].suffix)) k++;
-    if (k == PER_BLOCK) return -1;
+    while (k < f->block_count && strcmp(p, f->block[k].name)) k++;
+    if (k == f->block_count) return -1;
     if (i >= layers) {
         *block = i;
         return -2;
     }
-    return GLOBALS + (int)i * PER_BLOCK + k;
+    return f->global_count + (int)i * f->block_count + k;
 }
 
 /* Drops the weights and marks the checkpoint failed: after an error
@@ -258,75 +250,134 @@ static int config_int(json_cursor *c, const char *file, const char *key, long lo
     return 1;
 }
 
+/* One key of the family's table at the cursor, into *out; 0 (with the
+ * message, or the cursor's error) if it is not what the row allows. */
+static int read_key(json_cursor *c, const char *file, const family_key *k, double *out, char *message,
+                    size_t size) {
+    int x;
+    switch (k->kind) {
+    case KEY_INT:
+        if (!config_int(c, file, k->name, (long)k->lo, (long)k->hi, &x, message, size)) return 0;
+        *out = x;
+        return 1;
+    case KEY_POSITIVE:
+        if (!json_number(c, out) || !(*out > 0) || !isfinite(*out)) {
+            c->error = "";
+            fail(message, size, POSLAB_ERR_INPUT, "%s: %s is not a number above 0; expected one", file, k->name);
+            return 0;
+        }
+        return 1;
+    case KEY_BOOL:
+        if (!json_bool(c, &x)) return 0;
+        *out = x;
+        return 1;
+    case KEY_WORD: {
+        char word[40];
+        int ok = json_string(c, word, sizeof word, NULL), w = 0;
+        while (ok && k->words[w] && strcmp(word, k->words[w])) w++;
+        if (ok && k->words[w]) return 1;
+        if (c->error && *c->error) return 0;
+        c->error = "";
+        fail(message, size, POSLAB_ERR_INPUT, "%s: %s \"%.39s\"; expected %s", file, k->name, word, k->expected);
+        return 0;
+    }
+    }
+    return 0;
+}
+
+/* The family config.json names, from its model_type and architectures
+ * alone (NULL: a model_type no row has, written to model_type). A file
+ * this walk cannot read is refused by the walk after it, word for word. */
+static const checkpoint_family *family_of(const char *text, size_t len, char *model_type, size_t cap) {
+    json_cursor c;
+    char key[64], names[MAX_ARCHITECTURES][64];
+    const char *architectures[MAX_ARCHITECTURES];
+    int count = 0, typed = 0;
+    json_begin(&c, text, len);
+    if (json_object_begin(&c))
+        while (json_object_next(&c, key, sizeof key, NULL)) {
+            if (!strcmp(key, "model_type") && json_peek(&c) == JSON_STRING) {
+                json_string(&c, model_type, cap, NULL); /* a longer one is cut, and names no row */
+                typed = 1;
+            } else if (!strcmp(key, "architectures") && json_peek(&c) == JSON_ARRAY) {
+                if (!json_array_begin(&c)) break;
+                while (json_array_next(&c)) {
+                    if (count < MAX_ARCHITECTURES && json_peek(&c) == JSON_STRING &&
+                        json_string(&c, names[count], sizeof names[count], NULL)) {
+                        architectures[count] = names[count];
+                        count++;
+                    } else if (!json_skip(&c)) break;
+                }
+            } else if (!json_skip(&c)) break;
+            if (c.error) break;
+        }
+    return checkpoint_family_for(typed ? model_type : NULL, architectures, count);
+}
+
+static void store_key(checkpoint_weights *w, const family_key *k, double x) {
+    char *field = (char *)w + k->field;
+    if (k->kind == KEY_POSITIVE) *(double *)field = x;
+    else *(int *)field = (int)x;
+}
+
 poslab_status poslab_checkpoint_config(poslab_checkpoint *ck, const char *file, const char *text, size_t len,
                                        char *message, size_t size) {
     if (!ck || !text) return fail(message, size, POSLAB_ERR_INPUT, "config.json: missing");
     if (!file) file = "config.json";
     if (ck->planned || ck->have_config)
         return fail(message, size, POSLAB_ERR_STATE, "%s: a checkpoint takes one config.json, before planning", file);
-    checkpoint_weights w;
-    memset(&w, 0, sizeof w);
-    w.n_positions = -1;
-    w.eps = 1e-5;
-    w.trained_causal = 1;
-    w.trained_positions = 1;
-    int embd = 0, layer = 0, head = 0, ctx = -1, vocab = 0;
+    char model_type[64];
+    const checkpoint_family *f = family_of(text, len, model_type, sizeof model_type);
+    if (!f) {
+        char names[128];
+        size_t at = 0;
+        for (int k = 0; k < checkpoint_family_count; k++)
+            at += (size_t)decimal_snprintf(names + at, sizeof names - at, k ? ", %s" : "%s", checkpoint_families[k]->name);
+        return fail(message, size, POSLAB_ERR_INPUT, "%s: model_type \"%.40s\"; expected one poslab reads: %s", file,
+                    model_type, names);
+    }
+    /* every key is read before any is kept: a fallback (n_ctx) counts only
+       where its key is absent, whatever the order */
+    double value[MAX_KEYS];
+    int given[MAX_KEYS] = {0};
     json_cursor c;
     char key[64];
     json_begin(&c, text, len);
     if (!json_object_begin(&c)) return json_error(file, "", &c, message, size);
     while (json_object_next(&c, key, sizeof key, NULL)) {
-        int ok = 1;
-        if (!strcmp(key, "n_embd")) ok = config_int(&c, file, key, 1, MAX_EMBD, &embd, message, size), w.n_embd = embd;
-        else if (!strcmp(key, "n_layer")) ok = config_int(&c, file, key, 1, POSLAB_MAX_BLOCKS, &layer, message, size);
-        else if (!strcmp(key, "n_head")) ok = config_int(&c, file, key, 1, MAX_EMBD, &head, message, size);
-        else if (!strcmp(key, "n_positions")) ok = config_int(&c, file, key, 1, MAX_POSITIONS, &w.n_positions, message, size);
-        else if (!strcmp(key, "n_ctx")) ok = config_int(&c, file, key, 1, MAX_POSITIONS, &ctx, message, size);
-        else if (!strcmp(key, "vocab_size")) ok = config_int(&c, file, key, 1, MAX_VOCAB, &vocab, message, size);
-        else if (!strcmp(key, "layer_norm_epsilon")) {
-            if (!json_number(&c, &w.eps) || !(w.eps > 0) || !isfinite(w.eps)) {
-                c.error = "";
-                fail(message, size, POSLAB_ERR_INPUT, "%s: layer_norm_epsilon is not a number above 0; expected one",
-                     file);
-                ok = 0;
-            }
-        } else if (!strcmp(key, "activation_function")) {
-            char act[40];
-            if (!json_string(&c, act, sizeof act, NULL) ||
-                (strcmp(act, "gelu_new") && strcmp(act, "gelu_pytorch_tanh"))) {
-                if (c.error && *c.error) return json_error(file, "", &c, message, size);
-                c.error = "";
-                fail(message, size, POSLAB_ERR_INPUT,
-                     "%s: activation_function \"%.39s\"; expected gelu_new or gelu_pytorch_tanh (GPT-2's GELU)",
-                     file, act);
-                ok = 0;
-            }
-        } else if (!strcmp(key, "poslab_trained_causal")) ok = json_bool(&c, &w.trained_causal);
-        else if (!strcmp(key, "poslab_trained_positions")) ok = json_bool(&c, &w.trained_positions);
-        else ok = json_skip(&c);
-        if (!ok) {
+        int r = 0;
+        while (r < f->key_count && strcmp(key, f->keys[r].name)) r++;
+        const family_key *k = r < f->key_count ? &f->keys[r] : NULL;
+        if (k ? !read_key(&c, file, k, &value[r], message, size) : !json_skip(&c)) {
             if (c.error && !*c.error) return POSLAB_ERR_INPUT; /* the message is written */
-            if (c.error && !strncmp(key, "poslab_", 7))
+            if (c.error && k && k->kind == KEY_BOOL)
                 return fail(message, size, POSLAB_ERR_INPUT, "%s: %s is not true or false; expected one", file, key);
             return json_error(file, "", &c, message, size);
         }
+        if (k) given[r] = 1;
     }
     if (c.error || !json_end(&c)) return json_error(file, "", &c, message, size);
-    if (w.n_positions < 0) w.n_positions = ctx;
-    const char *missing = !embd ? "n_embd" : !layer ? "n_layer" : !head ? "n_head" : w.n_positions < 0 ? "n_positions"
-                        : !vocab ? "vocab_size" : NULL;
-    if (missing) return fail(message, size, POSLAB_ERR_INPUT, "%s: no %s; expected GPT-2's sizes", file, missing);
-    if (embd % head)
-        return fail(message, size, POSLAB_ERR_INPUT, "%s: n_head %d does not divide n_embd %d; expected a divisor",
-                    file, head, embd);
+    checkpoint_weights w;
+    memset(&w, 0, sizeof w);
+    w.family = f;
+    for (int r = 0; r < f->key_count; r++) {
+        const family_key *k = &f->keys[r];
+        const int fallback = r + 1 < f->key_count && (f->keys[r + 1].flags & KEY_FALLBACK) && given[r + 1];
+        if ((k->flags & KEY_REQUIRED) && !given[r] && !fallback)
+            return fail(message, size, POSLAB_ERR_INPUT, "%s: no %s; expected %s", file, k->name, f->sizes);
+        if (k->field >= 0 && !(k->flags & KEY_FALLBACK))
+            store_key(&w, k, given[r] ? value[r] : fallback ? value[r + 1] : k->absent);
+    }
+    poslab_status st = f->check ? f->check(&w, file, message, size) : POSLAB_OK;
+    if (st != POSLAB_OK) return st;
     /* a token id past the embedding's rows is a broken checkpoint, said when
        both files are in rather than at the sentence that first uses it */
-    if (ck->tok && tokenizer_id_limit(ck->tok) > vocab)
-        return fail(message, size, POSLAB_ERR_INPUT, "%s: vocab_size %d; expected more than vocab.json's largest id %d",
-                    file, vocab, tokenizer_id_limit(ck->tok) - 1);
-    w.n_embd = embd, w.n_layer = layer, w.n_head = head, w.vocab_size = vocab;
+    if (ck->tok && tokenizer_id_limit(ck->tok) > w.vocab_size)
+        return fail(message, size, POSLAB_ERR_INPUT, "%s: %s %d; expected more than %s's largest id %d", file,
+                    checkpoint_family_key(f, (long)offsetof(checkpoint_weights, vocab_size)), w.vocab_size,
+                    checkpoint_tokenizer_file(f->tokenizer, 0), tokenizer_id_limit(ck->tok) - 1);
     ck->w = w;
-    ck->slots = slot_count(layer);
+    ck->slots = slot_count(f, w.n_layer);
     ck->slot_tensor = malloc((size_t)ck->slots * sizeof *ck->slot_tensor);
     ck->slot_floats = malloc((size_t)ck->slots * sizeof *ck->slot_floats);
     ck->slot_at = malloc((size_t)ck->slots * sizeof *ck->slot_at);
@@ -362,8 +413,10 @@ poslab_status poslab_checkpoint_tokenizer_step(poslab_checkpoint *ck, char *mess
     poslab_status st = tokenizer_step(ck->tok_loading, message, size);
     if (st == POSLAB_RUNNING) return st;
     if (st == POSLAB_OK && ck->have_config && tokenizer_id_limit(ck->tok_loading) > ck->w.vocab_size)
-        st = fail(message, size, POSLAB_ERR_INPUT, "vocab.json: id %d; expected ids below config.json's vocab_size %d",
-                  tokenizer_id_limit(ck->tok_loading) - 1, ck->w.vocab_size);
+        st = fail(message, size, POSLAB_ERR_INPUT, "%s: id %d; expected ids below config.json's %s %d",
+                  checkpoint_tokenizer_file(ck->w.family->tokenizer, 0), tokenizer_id_limit(ck->tok_loading) - 1,
+                  checkpoint_family_key(ck->w.family, (long)offsetof(checkpoint_weights, vocab_size)),
+                  ck->w.vocab_size);
     if (st == POSLAB_OK) ck->tok = ck->tok_loading;
     else tokenizer_free(ck->tok_loading);
     ck->tok_loading = NULL;
@@ -608,11 +661,12 @@ poslab_status poslab_checkpoint_add_file(poslab_checkpoint *ck, const char *name
         t.begin += header_bytes;
         t.end += header_bytes;
         long block = 0;
-        t.slot = slot_of(key, ck->w.n_layer, &block);
+        t.slot = slot_of(ck->w.family, key, ck->w.n_layer, &block);
         if (t.slot == -2)
             return fail(message, size, POSLAB_ERR_INPUT,
-                        "%s: tensor %s: block %d; expected blocks 0 to %d (config.json's n_layer is %d)", name, key,
-                        (int)block, ck->w.n_layer - 1, ck->w.n_layer);
+                        "%s: tensor %s: block %d; expected blocks 0 to %d (config.json's %s is %d)", name, key,
+                        (int)block, ck->w.n_layer - 1,
+                        checkpoint_family_key(ck->w.family, (long)offsetof(checkpoint_weights, n_layer)), ck->w.n_layer);
         if (t.slot >= 0) {
             if (t.dtype > DT_BF16)
                 return fail(message, size, POSLAB_ERR_INPUT, "%s: tensor %s: dtype %s; expected F32, F16 or BF16",
@@ -675,12 +729,13 @@ poslab_status poslab_checkpoint_plan(poslab_checkpoint *ck, uint64_t *bytes, cha
     }
     for (int s = 0; s < ck->slots; s++) {
         if (ck->slot_tensor[s] >= 0) continue;
-        if (s < GLOBALS)
-            return fail(message, size, POSLAB_ERR_INPUT, "%s: no tensor %s; expected it (or transformer.%s)",
-                        ck->files[0].name, global_tensors[s], global_tensors[s]);
-        const int b = (s - GLOBALS) / PER_BLOCK, k = (s - GLOBALS) % PER_BLOCK;
-        return fail(message, size, POSLAB_ERR_INPUT, "%s: no tensor h.%d.%s; expected it for each of the %d blocks",
-                    ck->files[0].name, b, block_tensors[k].suffix, ck->w.n_layer);
+        const checkpoint_family *fam = ck->w.family;
+        if (s < fam->global_count)
+            return fail(message, size, POSLAB_ERR_INPUT, "%s: no tensor %s; expected it (or %s%s)", ck->files[0].name,
+                        fam->globals[s].name, fam->prefix, fam->globals[s].name);
+        return fail(message, size, POSLAB_ERR_INPUT, "%s: no tensor %s%d.%s; expected it for each of the %d blocks",
+                    ck->files[0].name, fam->block_prefix, (s - fam->global_count) / fam->block_count,
+                    slot_row(fam, s)->name, ck->w.n_layer);
     }
     /* no two tensors of a file share a byte, ignored ones included */
     for (int f = 0; f < ck->file_count; f++) {
@@ -731,13 +786,14 @@ poslab_status poslab_checkpoint_allocate(poslab_checkpoint *ck, char *message, s
     if (!ck->memory || !ck->blocks)
         return failed(ck, fail(message, size, POSLAB_ERR_NOMEM, "checkpoint: out of memory for %s bytes of weights",
                                U64(ck->floats * sizeof(float))));
-    /* point every weight at its slice of the one allocation */
-    const float *at[GLOBALS + PER_BLOCK * POSLAB_MAX_BLOCKS];
-    for (int s = 0; s < ck->slots; s++) at[s] = ck->memory + ck->slot_at[s];
-    ck->w.wte = at[0], ck->w.wpe = at[1], ck->w.lnf_w = at[2], ck->w.lnf_b = at[3];
-    for (int b = 0; b < ck->w.n_layer; b++) {
-        const float *const *p = at + GLOBALS + b * PER_BLOCK;
-        ck->blocks[b] = (checkpoint_block){p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11]};
+    /* point every weight at its slice of the one allocation, through the
+       family's table of which field each tensor is */
+    const checkpoint_family *f = ck->w.family;
+    memset(ck->blocks, 0, (size_t)ck->w.n_layer * sizeof *ck->blocks);
+    for (int s = 0; s < ck->slots; s++) {
+        const int b = (s - f->global_count) / f->block_count;
+        char *holder = s < f->global_count ? (char *)&ck->w : (char *)&ck->blocks[b];
+        *(const float **)(holder + slot_row(f, s)->field) = ck->memory + ck->slot_at[s];
     }
     ck->w.blocks = ck->blocks;
     return POSLAB_OK;

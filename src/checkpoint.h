@@ -1,6 +1,6 @@
-/* checkpoint.h - a loaded checkpoint's insides, for its model
+/* checkpoint.h - a loaded checkpoint's weights, for its model
  * (model_checkpoint.c). Internal to the core; poslab.h has the calls that
- * load one. */
+ * load one, and checkpoint_family.h the families they load by. */
 #ifndef POSLAB_CHECKPOINT_H
 #define POSLAB_CHECKPOINT_H
 
@@ -9,7 +9,10 @@
 
 #include "poslab.h"
 
-/* One block's weights, float32 as stored (x @ W + b, W row-major k x m). */
+struct checkpoint_family;
+
+/* One block's weights, float32 as stored (x @ W + b, W row-major k x m);
+ * a family's tensor table says which tensor fills which field. */
 typedef struct {
     const float *ln1_w, *ln1_b;     /* C, C */
     const float *attn_w, *attn_b;   /* C x 3C, 3C: q | k | v */
@@ -19,7 +22,10 @@ typedef struct {
     const float *mproj_w, *mproj_b; /* 4C x C, C */
 } checkpoint_block;
 
+/* The sizes config.json gives (under each family's own key names) and the
+ * weights. */
 typedef struct {
+    const struct checkpoint_family *family; /* the row config.json named */
     int n_embd, n_layer, n_head, n_positions, vocab_size;
     double eps;
     int trained_causal, trained_positions;

@@ -3,6 +3,7 @@
  * the tokenizer's files, each safetensors header, then each file's data in
  * chunks, so the weights are never in memory twice. */
 #include "cli_checkpoint.h"
+#include "checkpoint_family.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -71,7 +72,9 @@ static int load_small(poslab_checkpoint *ck, const char *dir, int which, char *m
         if ((rc = read_all(path, &text, &len, message, size))) return rc;
         rc = status(poslab_checkpoint_config(ck, path, text, len, message, size));
     } else {
-        if (!join(path, sizeof path, dir, "vocab.json") || !join(path2, sizeof path2, dir, "merges.txt"))
+        /* the one kind of tokenizer the core loads from files (checkpoint_family.h) */
+        if (!join(path, sizeof path, dir, checkpoint_tokenizer_file(FAMILY_TOKENIZER_BPE_FILES, 0)) ||
+            !join(path2, sizeof path2, dir, checkpoint_tokenizer_file(FAMILY_TOKENIZER_BPE_FILES, 1)))
             return snprintf(message, size, "%s: path too long", dir), 1;
         if ((rc = read_all(path, &text, &len, message, size))) return rc;
         if ((rc = read_all(path2, &text2, &len2, message, size))) {

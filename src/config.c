@@ -9,6 +9,7 @@
  * (for the page) are made from the same rows. */
 #include "poslab.h"
 #include "message.h"
+#include "model_table.h"
 #include "option.h"
 
 #include <limits.h>
@@ -22,11 +23,12 @@
 
 /* ---- the scheme table ---------------------------------------------------- */
 
-/* In poslab_scheme order. The module's stand-in (random) is randn * 0.5;
- * the real schemes are used at 1. A new scheme is a row here, a
- * POSLAB_SCHEME_* value, the scheme row's `allowed` and `metavar` below
- * (test_core checks they list these names), its line in scheme_help and
- * its code in experiment.c. */
+/* The schemes every model may run, in poslab_scheme order; a model's own
+ * scheme (a checkpoint's learned table) follows, from the model table. The
+ * module's stand-in (random) is randn * 0.5; the real schemes are used at
+ * 1. A new scheme is a row here, a POSLAB_SCHEME_* value, its line in
+ * scheme_help, its words in model_table.c's texts (test_core checks they
+ * list these names) and its math in positions.c. */
 static const struct {
     const char *name;
     double default_scale;
@@ -36,35 +38,45 @@ static const struct {
     {"sinusoidal", 1},
     {"rope", 1},
     {"alibi", 1},
-#ifdef POSLAB_CHECKPOINT
-    {"learned", 1}, /* the checkpoint's table as trained */
-#endif
 };
-enum { SCHEME_COUNT = sizeof schemes / sizeof schemes[0] };
+enum { COMMON_SCHEMES = sizeof schemes / sizeof schemes[0] };
 
-int scheme_count(void) { return SCHEME_COUNT; }
-
-double scheme_default_scale(int scheme) {
-    return scheme >= 0 && scheme < SCHEME_COUNT ? schemes[scheme].default_scale : NAN;
+/* The model whose own scheme is scheme k (>= COMMON_SCHEMES), or NULL. */
+static const model_row *scheme_owner(int k) {
+    const model_row *m;
+    for (int i = 0, own = COMMON_SCHEMES; (m = model_row_at(i)); i++)
+        if (m->scheme && own++ == k) return m;
+    return NULL;
 }
 
-static const char *scheme_value(int k) { return k >= 0 && k < SCHEME_COUNT ? schemes[k].name : NULL; }
+int scheme_count(void) {
+    int k = COMMON_SCHEMES;
+    while (scheme_owner(k)) k++;
+    return k;
+}
+
+double scheme_default_scale(int scheme) {
+    if (scheme >= 0 && scheme < COMMON_SCHEMES) return schemes[scheme].default_scale;
+    const model_row *m = scheme_owner(scheme);
+    return m ? m->scheme_scale : NAN;
+}
+
+static const char *scheme_value(int k) {
+    if (k >= 0 && k < COMMON_SCHEMES) return schemes[k].name;
+    const model_row *m = scheme_owner(k);
+    return m ? m->scheme : NULL;
+}
 
 /* In poslab_model order. */
 static const char *model_value(int k) {
-#ifdef POSLAB_CHECKPOINT
-    static const char *const models[] = {"head", "transformer", "checkpoint"};
-#else
-    static const char *const models[] = {"head", "transformer"};
-#endif
-    return k >= 0 && k < (int)(sizeof models / sizeof models[0]) ? models[k] : NULL;
+    const model_row *m = model_row_at(k);
+    return m ? m->name : NULL;
 }
 
 /* ---- the choices' words described, for --help ------------------------------
- * Kept apart from the tables above, and reached only from
- * poslab_choice_word, which the WebAssembly module does not export: the
- * linker leaves these lines out of it (1 KB of a module held under 50 KiB).
- * Indexed like the tables; test_core checks that every word has its line. */
+ * Reached only from poslab_choice_word, which the WebAssembly module does
+ * not export, so its linker leaves these lines out. Indexed like the
+ * tables; test_core checks that every word has its line. */
 
 static const char *const scheme_help[] = {
     "no positional information: attention alone (the scale is not used)",
@@ -72,35 +84,18 @@ static const char *const scheme_help[] = {
     "Vaswani et al.'s sines and cosines, times the scale",
     "rotary embedding: queries and keys turned by angles times the scale",
     "each head's scores lowered by scale x its slope x the distance",
-#ifdef POSLAB_CHECKPOINT
-    "the checkpoint's own table of positions, as trained (model checkpoint)",
-#endif
-};
-
-/* Each model's line, and the arguments of its example in --help (which
- * tests/test_cli.py runs). */
-static const char *const model_help[][2] = {
-    {"the course module's one attention head (several heads side by side with --heads)",
-     "--model head --scheme none"},
-    {"GPT-2-style blocks: LayerNorm, attention with an output projection, a GELU MLP, residuals",
-     "--model transformer --layers 4 --dim 16 --scheme none --causal"},
-#ifdef POSLAB_CHECKPOINT
-    {"a trained GPT-2 checkpoint's blocks and weights, read from --checkpoint's folder",
-     "--model checkpoint --checkpoint PATH"},
-#endif
 };
 
 const char *poslab_choice_word(const poslab_option *o, int k, char *help, size_t size, const char **example) {
     const char *word = o && o->kind == POSLAB_KIND_CHOICE ? o->value(k) : NULL;
     const char *line = NULL, *shown = NULL;
-    if (word && o->value == scheme_value && k < (int)(sizeof scheme_help / sizeof scheme_help[0]))
-        line = scheme_help[k];
-    if (word && o->value == model_value && k < (int)(sizeof model_help / sizeof model_help[0]))
-        line = model_help[k][0], shown = model_help[k][1];
+    if (word && o->value == scheme_value)
+        line = k < COMMON_SCHEMES ? scheme_help[k] : scheme_owner(k)->scheme_help;
+    if (word && o->value == model_value) line = model_row_at(k)->help, shown = model_row_at(k)->example;
     if (help && size) {
         if (!line) help[0] = 0;
         else if (o->value == scheme_value && k != POSLAB_SCHEME_NONE)
-            decimal_snprintf(help, size, "%s (default scale %g)", line, schemes[k].default_scale);
+            decimal_snprintf(help, size, "%s (default scale %g)", line, scheme_default_scale(k));
         else decimal_snprintf(help, size, "%s", line);
     }
     if (example) *example = shown;
@@ -122,29 +117,12 @@ const char *poslab_scheme_name(poslab_scheme scheme) {
  * and a sweep's LO and HI). */
 #define ABOVE_ZERO 4.9406564584124654e-324
 #define DRAWN ((1u << POSLAB_MODEL_HEAD) | (1u << POSLAB_MODEL_TRANSFORMER))
-#define CHECKPOINT (1u << POSLAB_MODEL_CHECKPOINT)
-#ifdef POSLAB_CHECKPOINT
-#define GIVEN(f) (int)FIELD(f) /* only a checkpoint asks whether these were given */
-#define SCHEMES "none, random, sinusoidal, rope, alibi, learned"
-#define SCHEME_METAVAR "none|random|sinusoidal|rope|alibi|learned"
-#define MODELS "head, transformer, checkpoint"
-#define MODEL_METAVAR "head|transformer|checkpoint"
-#define SCHEME_HELP "the positional signal; with --model checkpoint, learned (the default there) or none"
-#define CAUSAL_HELP "mask later words: each word attends to itself and earlier ones; with --model checkpoint, as it was trained unless given"
-#define MODEL_HELP "the module's one attention head, GPT-2-style transformer blocks, or a checkpoint's (--checkpoint)"
-#else
-#define GIVEN(f) NO_FLAG
-#define SCHEMES "none, random, sinusoidal, rope, alibi"
-#define SCHEME_METAVAR "none|random|sinusoidal|rope|alibi"
-#define MODELS "head, transformer"
-#define MODEL_METAVAR "head|transformer"
-#define SCHEME_HELP "the positional signal"
-#define CAUSAL_HELP "mask later words (each word attends to itself and earlier ones)"
-#define MODEL_HELP "the module's one attention head, or GPT-2-style transformer blocks"
-#endif
+/* Only a model that sets these itself asks whether they were given. */
+#define GIVEN(f) (int)FIELD(f)
 
 /* One row per option, in the order of the CLI's usage and of the JSON
- * config. To add an option: add its field to poslab_config (an int for an
+ * config; the rows only one model reads are its row's (model_table.h), and
+ * follow these. To add an option: add its field to poslab_config (an int for an
  * INTEGER up to INT_MAX or a SWITCH, an enum for a CHOICE, a double for a
  * NUMBER), add its row here with the `allowed` words its messages should
  * use, and write the code that reads the field. Parsing, checking, the
@@ -160,7 +138,7 @@ static const poslab_option options[] = {
     {"seed", "seed", POSLAB_KIND_INTEGER, 0, 4294967295.0, "2", NULL,
      "an integer from 0 to 4294967295", "N", "np.random.seed for the draws", 1, FIELD(seed), NO_FLAG, DRAWN},
     {"scheme", "scheme", POSLAB_KIND_CHOICE, 0, 0, "random", scheme_value,
-     SCHEMES, SCHEME_METAVAR, SCHEME_HELP, 1,
+     model_table_schemes, model_table_scheme_metavar, model_table_scheme_help, 1,
      FIELD(scheme), GIVEN(scheme_given), ALL_MODELS},
     {"scale", "scale", POSLAB_KIND_NUMBER, 0, POSLAB_MAX_SCALE, NULL, NULL,
      "a finite number from 0 to 1e6", "X",
@@ -168,7 +146,7 @@ static const poslab_option options[] = {
      FIELD(scale), (int)FIELD(scale_given), ALL_MODELS},
     {"causal", "causal", POSLAB_KIND_SWITCH, 0, 1, "false", NULL,
      "true, false, 1 or 0", NULL,
-     CAUSAL_HELP, 1,
+     model_table_causal_help, 1,
      FIELD(causal), GIVEN(causal_given), ALL_MODELS},
     {"rtol", "rtol", POSLAB_KIND_NUMBER, 0, INFINITY, "1e-5", NULL,
      "a finite number >= 0", "X", "np.allclose's relative tolerance", 1, FIELD(rtol), NO_FLAG, ALL_MODELS},
@@ -178,7 +156,8 @@ static const poslab_option options[] = {
      "an integer from 0 to 1024", "N", "the position of sentence A's first word", 1, FIELD(offset_a), NO_FLAG, ALL_MODELS},
     {"offset-b", "offset_b", POSLAB_KIND_INTEGER, 0, POSLAB_MAX_OFFSET, "0", NULL,
      "an integer from 0 to 1024", "N", "the position of sentence B's first word", 1, FIELD(offset_b), NO_FLAG, ALL_MODELS},
-    {"model", "model", POSLAB_KIND_CHOICE, 0, 0, "head", model_value, MODELS, MODEL_METAVAR, MODEL_HELP, 1, FIELD(model), NO_FLAG, ALL_MODELS},
+    {"model", "model", POSLAB_KIND_CHOICE, 0, 0, "head", model_value, model_table_models,
+     model_table_model_metavar, model_table_model_help, 1, FIELD(model), NO_FLAG, ALL_MODELS},
     {"heads", "heads", POSLAB_KIND_INTEGER, 1, POSLAB_MAX_HEADS, "1", NULL,
      "an integer from 1 to 8 that divides dim", "N", "attention heads, each with dim/heads columns", 1,
      FIELD(heads), NO_FLAG, DRAWN},
@@ -190,24 +169,21 @@ static const poslab_option options[] = {
     {"sweep", "sweep", POSLAB_KIND_SWEEP, 1, POSLAB_MAX_SWEEP, NULL, NULL,
      "LO:HI:COUNT with 0 < LO <= HI <= 1e6 and COUNT an integer from 1 to 1001", "LO:HI:COUNT",
      "also compare at COUNT scales spaced evenly in log from LO to HI", 0, FIELD(sweep_count), NO_FLAG, ALL_MODELS},
-#ifdef POSLAB_CHECKPOINT
-    {"checkpoint", "checkpoint", POSLAB_KIND_NAME, 1, POSLAB_MAX_PATH - 1, NULL, NULL,
-     "a path of 1 to 255 bytes", "PATH",
-     "a checkpoint folder, or a .safetensors file with config.json, vocab.json and merges.txt beside it", 1,
-     FIELD(checkpoint), NO_FLAG, CHECKPOINT},
-    {"prefix-space", "prefix_space", POSLAB_KIND_SWITCH, 0, 1, "true", NULL, "true, false, 1 or 0", NULL,
-     "put a space before each sentence before tokenizing, so a word is the same token anywhere", 1,
-     FIELD(prefix_space), NO_FLAG, CHECKPOINT},
-#endif
 };
-enum { OPTION_COUNT = sizeof options / sizeof options[0] };
+enum { COMMON_OPTIONS = sizeof options / sizeof options[0] };
 
 int poslab_option_for(const poslab_option *o, poslab_model m) {
     return o && (o->models == ALL_MODELS || (o->models >> m & 1u));
 }
 
 const poslab_option *poslab_option_at(int index) {
-    return index >= 0 && index < OPTION_COUNT ? &options[index] : NULL;
+    if (index < 0) return NULL;
+    if (index < COMMON_OPTIONS) return &options[index];
+    index -= COMMON_OPTIONS;
+    const model_row *m;
+    for (int k = 0; (m = model_row_at(k)); index -= m->option_count, k++)
+        if (index < m->option_count) return &m->options[index];
+    return NULL;
 }
 
 static void *field(const poslab_option *o, poslab_config *cfg) { return (char *)cfg + o->offset; }
@@ -242,12 +218,11 @@ static int choice_count(const poslab_option *o) {
 /* ---- defaults ------------------------------------------------------------ */
 
 void poslab_config_default(poslab_config *cfg) {
+    const poslab_option *o;
     memset(cfg, 0, sizeof *cfg); /* an unset option: no scale given, no sweep */
-    for (int i = 0; i < OPTION_COUNT; i++)
-        if (options[i].default_text) poslab_config_set(cfg, options[i].name, options[i].default_text, NULL, 0);
-#ifdef POSLAB_CHECKPOINT
+    for (int i = 0; (o = poslab_option_at(i)); i++)
+        if (o->default_text) poslab_config_set(cfg, o->name, o->default_text, NULL, 0);
     cfg->scheme_given = cfg->causal_given = 0; /* a default is not given */
-#endif
 }
 
 poslab_config *poslab_config_new(void) {
@@ -324,9 +299,7 @@ static poslab_status refuse(char *message, size_t size, const poslab_option *o, 
         [POSLAB_KIND_TEXT] = "has no words",          [POSLAB_KIND_INTEGER] = OUT_OF_RANGE,
         [POSLAB_KIND_NUMBER] = OUT_OF_RANGE,          [POSLAB_KIND_CHOICE] = "is not a", /* ... scheme */
         [POSLAB_KIND_SWITCH] = "is not a switch value", [POSLAB_KIND_SWEEP] = NOT_A_SWEEP,
-#ifdef POSLAB_CHECKPOINT
         [POSLAB_KIND_NAME] = "is not a valid name",
-#endif
     };
     unsigned kind = (unsigned)o->kind;
     int choice = kind == POSLAB_KIND_CHOICE;
@@ -534,27 +507,17 @@ static const char *sweep_fault(char *why, const char *v, const poslab_option *o,
     return why;
 }
 
-#ifdef POSLAB_CHECKPOINT
-/* The page's names for the models that are checkpoints (its links say
- * model=gpt), typed where a model is asked for: said as what they are, in
- * words the CLI's and the wrapper's users both read. POSLAB_OK: not one. */
-static poslab_status refuse_page_model(char *message, size_t size, const char *key, const char *q,
-                                       const char *value) {
-    static const char *const trained[] = {"gpt", "nope", "bag"};
-    for (size_t i = 0; i < sizeof trained / sizeof trained[0]; i++)
-        if (!strcmp(value, trained[i]))
-            return fail(message, size, POSLAB_ERR_INPUT,
-                        "%s: %s is a checkpoint trained here, not a model of its own; allowed: head, transformer, "
-                        "or checkpoint with the folder models/%s/",
-                        key, q, value);
-    if (!strcmp(value, "gpt2"))
-        return fail(message, size, POSLAB_ERR_INPUT,
-                    "%s: %s is a checkpoint (GPT-2's files, from Hugging Face's openai-community/gpt2), not a model "
-                    "of its own; allowed: head, transformer, or checkpoint with the folder of GPT-2's files",
-                    key, q);
+/* A word that is not a model but names a thing a model reads (--model
+ * gpt: a checkpoint), as that model's row says it; POSLAB_OK: not one. */
+static poslab_status refuse_not_a_model(char *message, size_t size, const char *key, const char *q,
+                                        const char *value) {
+    const model_row *m;
+    for (int k = 0; (m = model_row_at(k)); k++) {
+        poslab_status st = m->not_a_model ? m->not_a_model(key, q, value, message, size) : POSLAB_OK;
+        if (st != POSLAB_OK) return st;
+    }
     return POSLAB_OK;
 }
-#endif
 
 /* Parses value into a copy of the row's field(s), so that cfg is
  * untouched on error. */
@@ -584,12 +547,10 @@ static poslab_status parse(poslab_config *cfg, const poslab_option *o, const cha
     case POSLAB_KIND_CHOICE: {
         int k = 0;
         while (o->value(k) && strcmp(value, o->value(k))) k++;
-#ifdef POSLAB_CHECKPOINT
-        if (!o->value(k) && !strcmp(o->name, "model")) {
-            poslab_status named = refuse_page_model(message, size, key, q, value);
+        if (!o->value(k) && o->value == model_value) {
+            poslab_status named = refuse_not_a_model(message, size, key, q, value);
             if (named != POSLAB_OK) return named;
         }
-#endif
         if (!o->value(k)) what = USUAL;
         else *(int *)f = k; /* an enum: int-sized, numbered from 0 */
         break;
@@ -599,16 +560,12 @@ static poslab_status parse(poslab_config *cfg, const poslab_option *o, const cha
         else if (!strcmp(value, "false") || !strcmp(value, "0")) *(int *)f = 0;
         else what = USUAL;
         break;
-#ifdef POSLAB_CHECKPOINT
     case POSLAB_KIND_NAME: {
         size_t len = strlen(value);
         if (len < o->min || len > o->max) return refuse(message, size, o, key, q, NULL);
         memcpy(f, value, len + 1);
         break;
     }
-#else
-    case POSLAB_KIND_NAME: break; /* no such row */
-#endif
     case POSLAB_KIND_SWEEP: {
         double x[2];
         uint32_t count;
@@ -631,17 +588,17 @@ static poslab_status parse(poslab_config *cfg, const poslab_option *o, const cha
 
 poslab_status poslab_config_set(poslab_config *cfg, const char *key, const char *value,
                                 char *message, size_t size) {
+    const poslab_option *o;
     if (!key) key = "(null)";
     if (!value) value = "";
-    for (int i = 0; i < OPTION_COUNT; i++)
-        if (!strcmp(key, options[i].name) || !strcmp(key, options[i].json))
-            return parse(cfg, &options[i], key, value, message, size);
+    for (int i = 0; (o = poslab_option_at(i)); i++)
+        if (!strcmp(key, o->name) || !strcmp(key, o->json)) return parse(cfg, o, key, value, message, size);
 
     char q[64], names[256];
     size_t at = 0;
     quote(q, sizeof q, key);
-    for (int i = 0; i < OPTION_COUNT; i++)
-        at += (size_t)decimal_snprintf(names + at, sizeof names - at, i ? ", %s" : "%s", options[i].name);
+    for (int i = 0; (o = poslab_option_at(i)); i++)
+        at += (size_t)decimal_snprintf(names + at, sizeof names - at, i ? ", %s" : "%s", o->name);
     return fail(message, size, POSLAB_ERR_KEY, "%s is not an option; allowed: %s", q, names);
 }
 
@@ -668,16 +625,12 @@ static poslab_status check(const poslab_config *cfg, const poslab_option *o, cha
         if (x >= 0 && x < (o->kind == POSLAB_KIND_SWITCH ? 2 : choice_count(o))) return POSLAB_OK;
         decimal_snprintf(shown, sizeof shown, "%.10g", x);
         break;
-#ifdef POSLAB_CHECKPOINT
     case POSLAB_KIND_NAME: { /* unset (empty) or NUL-terminated in its field */
         size_t len = strnlen((const char *)field_c(o, cfg), (size_t)o->max + 1);
         if (len <= o->max) return POSLAB_OK;
         decimal_snprintf(shown, sizeof shown, "%zu bytes", len);
         break;
     }
-#else
-    case POSLAB_KIND_NAME: return POSLAB_OK; /* no such row */
-#endif
     case POSLAB_KIND_SWEEP: { /* said as if typed: every digit, so read back as it is */
         double x[2];
         uint32_t count;
@@ -704,37 +657,30 @@ static poslab_status check_heads_divide_dim(const poslab_config *cfg, char *mess
                 cfg->heads, cfg->dim, fits);
 }
 
-#ifdef POSLAB_CHECKPOINT
-/* A checkpoint runs its own table or none; the drawn models have no table
- * of their own to run. dim and heads are the checkpoint's. */
-static poslab_status check_scheme_of_model(const poslab_config *cfg, char *message, size_t size) {
-    const int learned = cfg->scheme == POSLAB_SCHEME_LEARNED, none = cfg->scheme == POSLAB_SCHEME_NONE;
-    if (cfg->model != POSLAB_MODEL_CHECKPOINT) {
-        if (learned)
-            return fail(message, size, POSLAB_ERR_INPUT,
-                        "scheme: \"learned\" is a checkpoint's own table, for model checkpoint only; allowed with "
-                        "model %s: none, random, sinusoidal, rope, alibi", model_value((int)cfg->model));
-        return check_heads_divide_dim(cfg, message, size);
+/* The rules between rows, by the model: a model's own scheme is for it
+ * alone; then the model's rules, or where it has none (the drawn models),
+ * heads that divide dim. */
+static poslab_status check_model(const poslab_config *cfg, char *message, size_t size) {
+    const model_row *m = model_row_at((int)cfg->model), *owner = scheme_owner((int)cfg->scheme);
+    if (owner && owner != m) {
+        char common[96];
+        size_t at = 0;
+        for (int k = 0; k < COMMON_SCHEMES; k++)
+            at += (size_t)decimal_snprintf(common + at, sizeof common - at, k ? ", %s" : "%s", schemes[k].name);
+        return fail(message, size, POSLAB_ERR_INPUT, "scheme: \"%s\" is %s, for model %s only; allowed with model %s: %s",
+                    owner->scheme, owner->scheme_is, owner->name, m->name, common);
     }
-    if (cfg->scheme_given && !learned && !none)
-        return fail(message, size, POSLAB_ERR_INPUT,
-                    "scheme: \"%s\" is not a scheme of model checkpoint; allowed: learned, none",
-                    poslab_scheme_name(cfg->scheme));
-    return POSLAB_OK;
+    return m->check ? m->check(cfg, message, size) : check_heads_divide_dim(cfg, message, size);
 }
-#endif
 
 poslab_status poslab_config_check(const poslab_config *cfg, char *message, size_t size) {
+    const poslab_option *o;
     if (!cfg) return fail(message, size, POSLAB_ERR_INPUT, "config: missing");
-    for (int i = 0; i < OPTION_COUNT; i++) {
-        poslab_status st = check(cfg, &options[i], message, size);
+    for (int i = 0; (o = poslab_option_at(i)); i++) {
+        poslab_status st = check(cfg, o, message, size);
         if (st != POSLAB_OK) return st;
     }
-#ifdef POSLAB_CHECKPOINT
-    return check_scheme_of_model(cfg, message, size);
-#else
-    return check_heads_divide_dim(cfg, message, size);
-#endif
+    return check_model(cfg, message, size);
 }
 
 const char *poslab_status_text(poslab_status status) {

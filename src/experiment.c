@@ -20,20 +20,13 @@
 #include "attention.h"
 #include "lab.h"
 #include "message.h"
+#include "model_table.h"
 #include "positions.h"
 #include "report.h"
 
-/* The models, by poslab_model. The main WebAssembly module leaves the
- * checkpoint out (it has a module of its own): a run of it is refused. */
-static const model *const models[] = {
-    &model_head,
-    &model_transformer,
-#ifdef POSLAB_CHECKPOINT
-    &model_checkpoint,
-#endif
-};
-
-static const model *model_of(const poslab_config *c) { return models[c->model]; }
+/* The config's model, from the model table (a config is checked first, so
+ * its model is a row of this build's). */
+static const model *model_of(const poslab_config *c) { return model_row_at((int)c->model)->verbs; }
 
 static const char *token(const poslab_sentence *s, int k) { return s->text + s->offset[k]; }
 
@@ -426,7 +419,6 @@ poslab_status poslab_run_step(poslab_lab *lab, char *message, size_t size) {
     case RUN_SIDE_B:
     default:
         if (!model_of(c)->step(lab, &lab->b, c, lab->run.s, lab->run.at++)) return POSLAB_RUNNING;
-#ifdef POSLAB_CHECKPOINT /* (the only model with finish_step; the page's core module stays under its 50 KiB) */
         if (model_of(c)->finish_step) {
             lab->run.phase = RUN_FINISH, lab->run.at = 0;
             return POSLAB_RUNNING;
@@ -434,7 +426,6 @@ poslab_status poslab_run_step(poslab_lab *lab, char *message, size_t size) {
         break;
     case RUN_FINISH:
         if (!model_of(c)->finish_step(lab, c, lab->run.at++)) return POSLAB_RUNNING;
-#endif
         break;
     }
     finish_run(lab, c, lab->run.s);

@@ -111,10 +111,8 @@ typedef struct {
     void (*finish)(struct poslab_lab *lab, const poslab_config *c, poslab_result *r);
 } model;
 
-extern const model model_head, model_transformer;
-#ifdef POSLAB_CHECKPOINT
-extern const model model_checkpoint;
-#endif
+/* The models' verbs; model_table.c lists the ones a build holds. */
+extern const model model_head, model_transformer, model_checkpoint;
 
 struct poslab_lab {
     int prepared;                   /* draws and products match `drawn` */
@@ -140,6 +138,8 @@ struct poslab_lab {
     int drawn_serial;               /* checkpoint_serial of `drawn` */
     poslab_sentence pieces[2];      /* a checkpoint's tokens as text */
     poslab_next_token next[2][POSLAB_NEXT_TOKENS];
+    char next_text[2][POSLAB_NEXT_TOKENS][1024]; /* each next token's text */
+    char model_json[512], model_text[POSLAB_MAX_PATH + 128]; /* poslab_result's */
 
     poslab_pair pairs[POSLAB_MAX_TOKENS];
     poslab_pair layer_pairs[POSLAB_MAX_LAYER_PAIRS];

@@ -15,20 +15,26 @@
 #include "attention.h"
 #include "block.h"
 #include "checkpoint.h"
+#include "checkpoint_family.h"
+#include "decimal.h"
 #include "message.h"
 
 /* ---- the model's verbs -------------------------------------------------------- */
 
 static const checkpoint_weights *weights(const poslab_lab *lab) { return checkpoint_weights_of(lab->checkpoint); }
 
-/* The checkpoint's own table at scale 1 unless a scheme is given, and the
- * mask it was trained with unless one is given. */
+/* The positions its family was trained with (the family table) at scale 1
+ * unless a scheme is given, and the mask it was trained with unless one is
+ * given; its sizes are the run's. */
 static poslab_status settle(const poslab_lab *lab, poslab_config *c, char *message, size_t size) {
     const checkpoint_weights *w = weights(lab);
     if (!w)
         return fail(message, size, POSLAB_ERR_STATE,
                     "model: checkpoint needs a loaded checkpoint (--checkpoint PATH; poslab_use_checkpoint)");
-    if (!c->scheme_given) c->scheme = POSLAB_SCHEME_LEARNED;
+    if (!c->scheme_given) c->scheme = w->family->positions;
+    else if (c->scheme != POSLAB_SCHEME_NONE && c->scheme != w->family->positions)
+        return fail(message, size, POSLAB_ERR_INPUT, "scheme: \"%s\" is not this checkpoint's (%s); allowed: %s, none",
+                    poslab_scheme_name(c->scheme), w->family->name, poslab_scheme_name(w->family->positions));
     if (!c->causal_given) c->causal = w->trained_causal;
     c->dim = w->n_embd;
     c->heads = w->n_head;
@@ -36,8 +42,8 @@ static poslab_status settle(const poslab_lab *lab, poslab_config *c, char *messa
     return POSLAB_OK;
 }
 
-/* Each sentence's words, joined by single spaces, through GPT-2's
- * tokenizer; pieces keep each token's text for the report. */
+/* Each sentence's words, joined by single spaces, through the
+ * checkpoint's tokenizer; pieces keep each token's text for the report. */
 static poslab_status tokens(poslab_lab *lab, const poslab_config *c, int *vocab, char *message, size_t size) {
     const checkpoint_weights *w = weights(lab);
     const poslab_sentence *s[2] = {&c->a, &c->b};
@@ -258,16 +264,32 @@ static int finish_step(poslab_lab *lab, const poslab_config *c, int k) {
     return sentence == 1;
 }
 
+/* The result's checkpoint parts: its tokens, exercise 2's figure, the next
+ * tokens with their text, and what the checkpoint says of itself. */
 static void finish(poslab_lab *lab, const poslab_config *c, poslab_result *r) {
-    (void)c;
+    const checkpoint_weights *w = weights(lab);
     r->words_a = &lab->pieces[0];
     r->words_b = &lab->pieces[1];
     r->checkpoint = lab->checkpoint;
     r->ids_a = lab->a.ids;
     r->ids_b = lab->b.ids;
     r->mean_cosine_similarity = 1 - r->mean.cosine_distance;
+    for (int s = 0; s < 2; s++)
+        for (int k = 0; k < POSLAB_NEXT_TOKENS; k++) {
+            char *text = lab->next_text[s][k];
+            if (checkpoint_piece_text(lab->checkpoint, lab->next[s][k].id, text, sizeof lab->next_text[s][k]) < 0)
+                text[0] = 0;
+            lab->next[s][k].text = text;
+        }
     r->next_a = lab->next[0];
     r->next_b = lab->next[1];
+    if (checkpoint_describe(lab->checkpoint, lab->model_json, sizeof lab->model_json) > 0) r->model_json = lab->model_json;
+    decimal_snprintf(lab->model_text, sizeof lab->model_text, "checkpoint %s: %d block%s, n_embd %d, %s, ",
+                     c->checkpoint, c->layers, c->layers > 1 ? "s" : "", c->dim,
+                     c->prefix_space ? "a space put before each sentence" : "sentences tokenized as written");
+    r->model_text = lab->model_text;
+    /* a table of zeros (nope, bag) adds nothing at any scale */
+    if (c->scheme != POSLAB_SCHEME_NONE && !w->trained_positions) r->scheme_note = w->family->untrained_note;
 }
 
 const model model_checkpoint = {

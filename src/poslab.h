@@ -1,11 +1,13 @@
 /* poslab.h - the attention core of poslab, a lab on why transformers need
  * positional information.
  *
- * The core runs one experiment: two sentences go through single-head
- * self-attention with word vectors and weights drawn exactly as NumPy's legacy
- * `np.random.seed` / `np.random.randn` draw them, with or without a positional
- * signal, and the outputs of the same word in both sentences are compared the
- * way `np.allclose` compares them. docs/experiment.md defines every
+ * The core runs one experiment: two sentences go through a model (the
+ * course module's attention head, one or several heads wide; random
+ * transformer blocks; or a trained checkpoint read from files), with word
+ * vectors and weights drawn exactly as NumPy's legacy `np.random.seed` /
+ * `np.random.randn` draw them or loaded, with or without a positional
+ * signal, and the outputs of the same word in both sentences are compared
+ * the way `np.allclose` compares them. docs/experiment.md defines every
  * number; this header is the only public interface, shared by the native CLI,
  * the tests and the WebAssembly module.
  *
@@ -70,8 +72,10 @@ typedef enum {
     POSLAB_RUNNING      /* not an error: poslab_run_step or _threshold_step has steps left */
 } poslab_status;
 
-/* The model: the course module's one attention head, or GPT-2-style
- * transformer blocks (docs/experiment.md). */
+/* The model: the course module's attention head, GPT-2-style transformer
+ * blocks, or a checkpoint (docs/experiment.md). A build without the
+ * checkpoint sources (the page's main WebAssembly module) refuses the
+ * last. */
 typedef enum {
     POSLAB_MODEL_HEAD = 0,
     POSLAB_MODEL_TRANSFORMER,
@@ -130,6 +134,7 @@ typedef struct {
 typedef struct {
     int id;
     double probability;
+    const char *text;         /* its text (bytes that are not UTF-8 as U+FFFD) */
 } poslab_next_token;
 
 typedef struct poslab_checkpoint poslab_checkpoint;
@@ -182,6 +187,12 @@ typedef struct {
     const int *ids_a, *ids_b;
     double mean_cosine_similarity;
     const poslab_next_token *next_a, *next_b;
+    /* What a model says of itself, for the reports (NULL where it says
+     * nothing: the drawn models): a JSON object (a checkpoint's sizes,
+     * the JSON's "checkpoint"), the text report's words for its settings,
+     * and a note after the scheme's (a checkpoint trained without
+     * positions). */
+    const char *model_json, *model_text, *scheme_note;
 } poslab_result;
 
 /* The result's arrays by name, for callers that copy them out of memory they
@@ -214,11 +225,10 @@ void poslab_config_default(poslab_config *cfg);
 poslab_config *poslab_config_new(void);
 void poslab_config_free(poslab_config *cfg);
 
-/* Parses `value` for option `key` and stores it in cfg. Keys are the CLI's
- * option names without dashes: a, b, dim, seed, scheme, scale, causal, rtol,
- * atol, offset-a, offset-b, heads, sweep ("LO:HI:COUNT", or "" for none);
- * the JSON config names (sentence_a, sentence_b, offset_a, offset_b) are
- * accepted too. Checks that involve two options (heads must divide dim) wait
+/* Parses `value` for option `key` and stores it in cfg. Keys are the option
+ * table's names (poslab_option_at: the CLI's option names without dashes,
+ * such as dim, offset-a or sweep, "LO:HI:COUNT" or "" for none) or its JSON
+ * config names (sentence_a, offset_a). Checks that involve two options (heads must divide dim) wait
  * for poslab_config_check, since options may come in any order. On error cfg is
  * left unchanged and `message` (if not NULL) receives one line such as
  * `dim: "513" is out of range; allowed: an integer from 1 to 512`, saying
@@ -294,7 +304,7 @@ const char *poslab_choice_word(const poslab_option *o, int k, char *help, size_t
 const char *poslab_options_json(void);
 
 /* The scale a run of cfg uses: the given one, or the scheme's default
- * (none and random 0.5, sinusoidal, rope and alibi 1). */
+ * (none and random 0.5, the others 1). */
 double poslab_config_scale(const poslab_config *cfg);
 
 const char *poslab_scheme_name(poslab_scheme scheme);
@@ -409,8 +419,9 @@ poslab_status poslab_threshold_step(poslab_lab *lab, double *scale,
                                     char *message, size_t message_size);
 
 /* ---- checkpoints (model checkpoint; docs/experiment.md "Checkpoints") ------
- * A GPT-2-family checkpoint in Hugging Face's layout, read from bytes the
- * caller hands over, so that the native CLI (fread) and the browser
+ * A checkpoint in Hugging Face's layout, of a family the core reads (its
+ * config.json's model_type; GPT-2's today), read from bytes the caller
+ * hands over, so that the native CLI (fread) and the browser
  * (Blob.slice, a fetch stream) share one path and no file is held twice:
  *
  *   poslab_checkpoint_create(&ck)
@@ -439,9 +450,11 @@ poslab_status poslab_threshold_step(poslab_lab *lab, double *scale,
 poslab_status poslab_checkpoint_create(poslab_checkpoint **out);
 void poslab_checkpoint_free(poslab_checkpoint *ck);
 
-/* config.json: n_embd, n_layer, n_head, n_positions (or n_ctx), vocab_size,
- * layer_norm_epsilon, activation_function, poslab_trained_causal and
- * poslab_trained_positions. `file` names it in messages. */
+/* config.json: its model_type (or architectures) names the family, whose
+ * keys are read (GPT-2: n_embd, n_layer, n_head, n_positions or n_ctx,
+ * vocab_size, layer_norm_epsilon, activation_function,
+ * poslab_trained_causal and poslab_trained_positions). `file` names it in
+ * messages. */
 poslab_status poslab_checkpoint_config(poslab_checkpoint *ck, const char *file, const char *json, size_t len,
                                        char *message, size_t size);
 
@@ -513,8 +526,8 @@ poslab_status poslab_use_checkpoint(poslab_lab *lab, const poslab_checkpoint *ck
  * with a space or the NUL after it). Returns its length. */
 size_t poslab_sentence_join(const poslab_sentence *s, char *out);
 
-/* GPT-2's tokens of text (len bytes), with one space before it when
- * prefix_space: ids[0..*count-1] (at most max). */
+/* The checkpoint tokenizer's tokens of text (len bytes), with one space
+ * before it when prefix_space: ids[0..*count-1] (at most max). */
 poslab_status poslab_checkpoint_tokenize(const poslab_checkpoint *ck, const char *text, size_t len,
                                          int prefix_space, int *ids, int max, int *count, char *message,
                                          size_t size);

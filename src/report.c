@@ -1,6 +1,7 @@
 /* The result as JSON (docs/interfaces.md) and as the CLI's text. Both writers
- * read only the public poslab_result, so what the CLI prints and what the
- * WebAssembly wrapper parses cannot drift apart. */
+ * read only poslab_result, whose model parts (token ids, next tokens, what a
+ * model says of itself) the model fills in, so neither reaches into a model
+ * and what the CLI prints cannot drift from what the wrapper parses. */
 #include "report.h"
 
 #include <math.h>
@@ -10,9 +11,6 @@
 
 #include "decimal.h"
 #include "option.h"
-#ifdef POSLAB_CHECKPOINT
-#include "checkpoint.h"
-#endif
 
 void strbuf_free(strbuf *b) {
     free(b->data);
@@ -153,22 +151,18 @@ static void json_option_value(strbuf *b, const poslab_option *o, const poslab_co
     case POSLAB_KIND_TEXT: json_words(b, option_sentence(o, cfg)); break;
     case POSLAB_KIND_CHOICE: json_string(b, o->value((int)option_number(o, cfg))); break;
     case POSLAB_KIND_SWITCH: json_bool(b, option_number(o, cfg) != 0); break;
-#ifdef POSLAB_CHECKPOINT
     case POSLAB_KIND_NAME: json_string(b, (const char *)cfg + o->offset); break;
-#endif
     default: json_number(b, option_number(o, cfg)); break; /* integers print as %d does */
     }
 }
 
-/* The result's "config": every row flagged echo, in table order. */
+/* The result's "config": every row flagged echo that the model reads, in
+ * table order. */
 static void json_config(strbuf *b, const poslab_config *c) {
     const poslab_option *o;
     int first = 1;
     for (int i = 0; (o = poslab_option_at(i)); i++) {
-#ifdef POSLAB_CHECKPOINT
-        if (!poslab_option_for(o, c->model)) continue;
-#endif
-        if (!o->echo) continue;
+        if (!poslab_option_for(o, c->model) || !o->echo) continue;
         puts_(b, first ? "\"" : ",\"");
         puts_(b, o->json);
         puts_(b, "\":");
@@ -177,7 +171,6 @@ static void json_config(strbuf *b, const poslab_config *c) {
     }
 }
 
-#ifdef POSLAB_CHECKPOINT
 /* ,"tokens_x":[{"id":..,"text":..},...] */
 static void json_tokens(strbuf *b, const char *name, const int *ids, const poslab_sentence *words) {
     printf_(b, ",\n\"%s\":[", name);
@@ -190,13 +183,11 @@ static void json_tokens(strbuf *b, const char *name, const int *ids, const posla
 }
 
 /* ,"next_x":[{"id":..,"text":..,"probability":..},...] */
-static void json_next(strbuf *b, const char *name, const poslab_checkpoint *ck, const poslab_next_token *next) {
-    char text[1024];
+static void json_next(strbuf *b, const char *name, const poslab_next_token *next) {
     printf_(b, ",\n\"%s\":[", name);
     for (int k = 0; k < POSLAB_NEXT_TOKENS; k++) {
-        if (checkpoint_piece_text(ck, next[k].id, text, sizeof text) < 0) text[0] = 0;
         printf_(b, "%s{\"id\":%d,\"text\":", k ? "," : "", next[k].id);
-        json_string(b, text);
+        json_string(b, next[k].text);
         puts_(b, ",\"probability\":");
         json_number(b, next[k].probability);
         puts_(b, "}");
@@ -204,21 +195,19 @@ static void json_next(strbuf *b, const char *name, const poslab_checkpoint *ck, 
     puts_(b, "]");
 }
 
-/* What a checkpoint's run adds to the JSON (docs/interfaces.md). */
-static void json_checkpoint(strbuf *b, const poslab_result *r) {
-    char about[512];
-    if (checkpoint_describe(r->checkpoint, about, sizeof about) > 0) {
+/* What a model of tokens adds to the JSON (docs/interfaces.md). */
+static void json_model(strbuf *b, const poslab_result *r) {
+    if (r->model_json) {
         puts_(b, ",\n\"checkpoint\":");
-        puts_(b, about);
+        puts_(b, r->model_json);
     }
     json_tokens(b, "tokens_a", r->ids_a, r->words_a);
     json_tokens(b, "tokens_b", r->ids_b, r->words_b);
     puts_(b, ",\n\"mean_cosine_similarity\":");
     json_number(b, r->mean_cosine_similarity);
-    json_next(b, "next_a", r->checkpoint, r->next_a);
-    json_next(b, "next_b", r->checkpoint, r->next_b);
+    json_next(b, "next_a", r->next_a);
+    json_next(b, "next_b", r->next_b);
 }
-#endif
 
 const char *report_json(strbuf *b, const poslab_result *r, int flags) {
     const poslab_config *c = &r->config;
@@ -230,9 +219,7 @@ const char *report_json(strbuf *b, const poslab_result *r, int flags) {
         const poslab_pair *p = &r->pairs[i];
         puts_(b, i ? ",\n{\"word\":" : "\n{\"word\":");
         json_string(b, word(r->words_a, p->index_a));
-#ifdef POSLAB_CHECKPOINT
         if (r->ids_a) printf_(b, ",\"id\":%d", r->ids_a[p->index_a]);
-#endif
         printf_(b, ",\"index_a\":%d,\"index_b\":", p->index_a);
         if (p->index_b < 0) puts_(b, "null");
         else {
@@ -251,9 +238,7 @@ const char *report_json(strbuf *b, const poslab_result *r, int flags) {
     json_number(b, r->baseline_cosine_similarity);
     puts_(b, "},\n\"permutation\":");
     json_bool(b, r->permutation);
-#ifdef POSLAB_CHECKPOINT
-    if (r->checkpoint) json_checkpoint(b, r);
-#endif
+    if (r->ids_a) json_model(b, r);
     if (r->layer_count > 0) { /* the transformer's residual stream after each block */
         puts_(b, ",\n\"layers\":[");
         for (int l = 0; l < r->layer_count; l++) {
@@ -345,7 +330,6 @@ static const char *truth(int x) { return x ? "True " : "False"; }
  * sign bit as "-nan", where NumPy and the JSON's null say nothing of a sign. */
 static double shown(double x) { return isnan(x) ? fabs(x) : x; }
 
-#ifdef POSLAB_CHECKPOINT
 /* tokens X: 3290 " dog" | 26081 " bites" | 582 " man" */
 static void text_tokens(strbuf *b, const char *label, const int *ids, const poslab_sentence *words) {
     puts_(b, label);
@@ -356,33 +340,21 @@ static void text_tokens(strbuf *b, const char *label, const int *ids, const posl
     puts_(b, "\n");
 }
 
-/* The checkpoint and its tokens, where the drawn models print d and seed. */
-static void text_checkpoint_head(strbuf *b, const poslab_result *r) {
-    const poslab_config *c = &r->config;
-    text_tokens(b, "tokens A:   ", r->ids_a, r->words_a);
-    text_tokens(b, "tokens B:   ", r->ids_b, r->words_b);
-    printf_(b, "checkpoint %s: %d block%s, n_embd %d, %s, ", c->checkpoint, c->layers, c->layers > 1 ? "s" : "",
-            c->dim, c->prefix_space ? "a space put before each sentence" : "sentences tokenized as written");
-}
-
 /* Exercise 2's figure and each sentence's most likely next tokens. */
-static void text_checkpoint_tail(strbuf *b, const poslab_result *r) {
-    char text[1024];
+static void text_next(strbuf *b, const poslab_result *r) {
     printf_(b, "\ncosine similarity of the two sentences' mean last hidden states: %.6g\n",
             r->mean_cosine_similarity);
     const poslab_next_token *next[2] = {r->next_a, r->next_b};
     for (int w = 0; w < 2; w++) {
         printf_(b, "most likely next tokens after %s:", w ? "B" : "A");
         for (int k = 0; k < POSLAB_NEXT_TOKENS; k++) {
-            if (checkpoint_piece_text(r->checkpoint, next[w][k].id, text, sizeof text) < 0) text[0] = 0;
             puts_(b, k ? ", " : " ");
-            json_string(b, text);
+            json_string(b, next[w][k].text);
             printf_(b, " %.4g", next[w][k].probability);
         }
         puts_(b, "\n");
     }
 }
-#endif
 
 const char *report_text(strbuf *b, const poslab_result *r) {
     const poslab_config *c = &r->config;
@@ -394,21 +366,18 @@ const char *report_text(strbuf *b, const poslab_result *r) {
     begin(b);
     sentence_line(b, "sentence A: ", &c->a);
     sentence_line(b, "sentence B: ", &c->b);
-#ifdef POSLAB_CHECKPOINT
-    if (r->checkpoint) text_checkpoint_head(b, r);
-    else
-#endif
-    printf_(b, "d %d, seed %u, ", c->dim, (unsigned)c->seed);
-    if (c->model == POSLAB_MODEL_TRANSFORMER && !r->checkpoint)
+    if (r->ids_a) {
+        text_tokens(b, "tokens A:   ", r->ids_a, r->words_a);
+        text_tokens(b, "tokens B:   ", r->ids_b, r->words_b);
+    }
+    if (r->model_text) puts_(b, r->model_text);
+    else printf_(b, "d %d, seed %u, ", c->dim, (unsigned)c->seed);
+    if (c->model == POSLAB_MODEL_TRANSFORMER)
         printf_(b, "transformer of %d block%s (weight std %g), ", c->layers, c->layers > 1 ? "s" : "", c->weight_std);
     if (c->heads > 1) printf_(b, "%d heads, ", c->heads);
     if (c->scheme == POSLAB_SCHEME_NONE) puts_(b, "no positional information");
     else printf_(b, "%s positions at scale %.6g", poslab_scheme_name(c->scheme), c->scale);
-#ifdef POSLAB_CHECKPOINT
-    /* nope and bag keep a table of zeros: at any scale it adds nothing */
-    if (r->checkpoint && c->scheme != POSLAB_SCHEME_NONE && !checkpoint_weights_of(r->checkpoint)->trained_positions)
-        puts_(b, " (trained without positions: the table is zeros)");
-#endif
+    if (r->scheme_note) printf_(b, " (%s)", r->scheme_note);
     /* only when set, so that the module's runs print as they always have */
     if (c->offset_a || c->offset_b) printf_(b, ", A starts at position %d, B at %d", c->offset_a, c->offset_b);
     printf_(b, ", %s, rtol %g, atol %g\n\n", c->causal ? "causal mask" : "no mask", c->rtol, c->atol);
@@ -437,9 +406,7 @@ const char *report_text(strbuf *b, const poslab_result *r) {
     }
     if (!r->permutation)
         puts_(b, "note: sentence B is not a reordering of sentence A, so equal outputs are not expected\n");
-#ifdef POSLAB_CHECKPOINT
-    if (r->checkpoint) text_checkpoint_tail(b, r);
-#endif
+    if (r->next_a) text_next(b, r);
 
     if (r->sweep_count > 0) {
         puts_(b, "\ncosine distance by scale (* where np.allclose is True)\n");

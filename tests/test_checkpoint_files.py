@@ -173,6 +173,13 @@ case("config.json with a string size", edit_json("config.json", lambda c: c.upda
      ["config.json", "n_embd", "whole number"])
 case("another activation", edit_json("config.json", lambda c: c.update(activation_function="relu")),
      ["config.json", '"relu"', "gelu_new"])
+# the family table: model_type names the row; without it, the architectures
+# do, and without a row for them the first row (GPT-2) reads the file
+case("a model_type no family has", edit_json("config.json", lambda c: c.update(model_type="llama")),
+     ["config.json", 'model_type "llama"', "expected one poslab reads: gpt2"])
+case("no model_type, an architecture no family has: read as GPT-2",
+     edit_json("config.json", lambda c: (c.pop("model_type", None), c.update(architectures=["X"], n_head=3))),
+     ["config.json", "n_head 3 does not divide n_embd 16"])
 case("vocab.json not an object", write("vocab.json", b"[1, 2, 3]"), ["vocab.json", "not a JSON object"])
 # an id past the embedding's rows: said at load, naming both files, though
 # no token of the sentence has it

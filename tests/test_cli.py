@@ -218,12 +218,12 @@ import os
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 with open(os.path.join(root, "package.json")) as f:
     version = json.load(f)["version"]
-with open(os.path.join(root, "web", "npm", "package.json")) as f:
+with open(os.path.join(root, "web", "lib", "package.json")) as f:
     npm_version = json.load(f)["version"]
 out = run("--version")
 check(out.returncode == 0 and out.stdout.decode() == f"poslab {version}\n",
       f"--version: {out.stdout!r}, package.json says {version}")
-check(npm_version == version, f"web/npm/package.json's version {npm_version} is package.json's {version}")
+check(npm_version == version, f"web/lib/package.json's version {npm_version} is package.json's {version}")
 
 # ---- --help: made from the option table ----------------------------------
 out = run("--help")

@@ -2,22 +2,30 @@
 // control only dispatches an update (app/store.js); the store calls the one
 // render() (page.js), which draws everything from the store's value.
 //
-//   poslab.js      the core (WebAssembly), and its option table
-//   app/           no DOM: the state form, the store, the model, number text
-//   browser/       the address bar, storage and the sweep worker
-//   views/         each part of the page, drawing what it is given
+// Each folder imports only from those above it:
+//   lib/           the npm wrapper: the core (WebAssembly), its option table, checkpoints
+//   app/           no DOM: the models' table, the state form, the store, the model, number text
 //   teach/         the tour's steps, example pairs, Copy as NumPy
-import { createLab } from './poslab.js';
-import { SINGLE_FILE } from './bundled.js';
-import { createStateForm, isCheckpointModel } from './app/state.js';
+//   browser/       the address bar, storage, the workers and the scheduler
+//   views/         each part of the page, drawing what it is given
+import { createLab } from './lib/poslab.js';
+import { SINGLE_FILE } from './lib/bundled.js';
+import { createStateForm } from './app/state.js';
+import { isCheckpointModel } from './app/models.js';
 import { Model } from './app/model.js';
 import * as update from './app/store.js';
 import { createUrlSync } from './browser/url_sync.js';
 import { createTourMemory } from './browser/tour_memory.js';
-import { createSweeper, shareSweeps } from './browser/sweeper.js';
+import { shareSweeps } from './browser/sweeper.js';
 import { track, laterStyles } from './browser/loading.js';
-import { createPage, afterPaint, nextTask } from './page.js';
-import { TYPED, showFailure, buildSchemeChoices } from './views/controls.js';
+import { startWorker } from './browser/workers.js';
+import { afterPaint, nextTask } from './browser/scheduler.js';
+import { createPage } from './page.js';
+import { TYPED, showFailure, buildChoices } from './views/controls.js';
+import { arrangePanels } from './views/arrange.js';
+import { exportOnDemand } from './views/export_row.js';
+import { takeDroppedFiles } from './views/file_drop.js';
+import { tourActionsFor, tourSteps, linksTour } from './views/tour_actions.js';
 import { readView, applyView } from './views/embed.js';
 import { createPlot } from './views/plot.js';
 import { TOUR_STEPS } from './teach/tour_length.js';
@@ -66,29 +74,7 @@ function wire({ store, form, model, page, tourMemory, tourActions, view, urlSync
   for (const radio of document.querySelectorAll('input[name="scheme"]')) {
     radio.addEventListener('change', () => go(update.chooseScheme, radio.value, form));
   }
-  // Files dropped anywhere on the lab go to GPT-2's picker, GPT-2 chosen
-  // first if another model is (else the browser would leave the lab to
-  // show the file); not where a teacher hid the model choice, nor over a
-  // course host's checkpoint folder. The entries are taken while the event
-  // lasts: the picker's code may still be loading.
-  const takesFiles = (e) => {
-    const lab = store.get().lab;
-    return e.dataTransfer?.types.includes('Files') && !lab.checkpoint &&
-      (lab.model === 'gpt2' || !document.querySelector('[data-group="model"]').hidden);
-  };
-  document.addEventListener('dragover', (e) => {
-    if (!takesFiles(e)) return;
-    e.preventDefault();
-    e.dataTransfer.dropEffect = 'copy';
-  });
-  document.addEventListener('drop', (e) => {
-    if (!takesFiles(e)) return;
-    e.preventDefault();
-    const dt = e.dataTransfer;
-    const dropped = { files: [...dt.files], entries: [...dt.items].map((item) => item.webkitGetAsEntry?.()).filter(Boolean) };
-    if (store.get().lab.model !== 'gpt2') go(update.chooseModel, 'gpt2', form);
-    page.dropFiles(dropped);
-  });
+  takeDroppedFiles(document, { store, page, form });
   $('scale-slider').addEventListener('input', (e) => go(update.slideScale, Number(e.target.value)));
   $('scale-slider').addEventListener('keydown', (e) => {
     const slider = e.target;
@@ -120,113 +106,6 @@ function wire({ store, form, model, page, tourMemory, tourActions, view, urlSync
   });
 }
 
-// The export row's code (views/export.js) loads as a student heads for one
-// of its buttons (pointer, touch or focus); a click that comes before it
-// has loaded waits for it and is then passed on.
-function exportOnDemand(root, dialog, get) {
-  let loaded = null;
-  let loading = null;
-  const load = () => (loading ??= track(import('./views/export.js')).then(({ createExport }) => { loaded = createExport(root, dialog, get); }));
-  for (const button of root.querySelectorAll('button')) {
-    for (const early of ['pointerenter', 'pointerdown', 'focus']) button.addEventListener(early, () => load().catch(() => {}), { once: true });
-  }
-  root.addEventListener('click', async (e) => {
-    const button = e.target.closest('button');
-    if (loaded || !button) return;
-    e.stopImmediatePropagation();
-    try {
-      await load();
-    } catch (error) {
-      showFailure(document, 'The downloads could not be loaded', error);
-      return;
-    }
-    button.click();
-  }, { capture: true });
-  // The chart button only when there is a chart.
-  return { render: ({ hasChart }) => { $('download-png').hidden = !hasChart; } };
-}
-
-// The tour panel's buttons; the step is kept for a later "Resume".
-function tourActionsFor({ store, form, tourMemory, tour }) {
-  return {
-    guess: (value) => store.dispatch(update.guess, value),
-    async go(n) {
-      let steps;
-      try {
-        steps = await tour.load();
-      } catch (e) {
-        showFailure(document, 'The tour could not be loaded', e);
-        return;
-      }
-      store.dispatch(update.goTour, n, { form, steps });
-      tourMemory.store(store.get().tour.step);
-    },
-    end(resumeAt) {
-      tourMemory.store(resumeAt); // before the render that shows "Resume"
-      store.dispatch(update.endTour, resumeAt);
-      $('tour-start').focus();
-    },
-  };
-}
-
-// The tour's steps (their text and live claims, the page's largest module)
-// load when a student starts the tour or a link opens one of its steps.
-function tourSteps() {
-  let steps = null;
-  let loading = null;
-  return {
-    load: () => (loading ??= track(import('./teach/tour_steps.js')).then((m) => { steps = m.STEPS; return steps; })),
-    loaded: () => steps,
-  };
-}
-const linksTour = (hash) => new URLSearchParams(hash.replace(/^#/, '')).has('tour');
-
-// A worker (browser/sweeper.js's) of the script `name`: a module beside the
-// page, or, in the single file, a classic script made from the code it
-// carries, with the cores in front (bundled.js says how), as a blob: URL,
-// which a browser starts even for a page opened from disk.
-const workerUrls = new Map();
-function startWorker(name, options) {
-  if (!SINGLE_FILE) return createSweeper(new URL(`./${name}.js`, import.meta.url), options);
-  if (!workerUrls.has(name)) {
-    const cores = `globalThis.POSLAB_SINGLE_FILE = ${JSON.stringify({ cores: SINGLE_FILE.cores })};\n`;
-    workerUrls.set(name, URL.createObjectURL(new Blob([cores, SINGLE_FILE.workers[name]], { type: 'text/javascript' })));
-  }
-  return createSweeper(workerUrls.get(name), { ...options, type: 'classic' });
-}
-
-// The controls that change the model sit at the top of the results, beside
-// the verdicts, where the page is wide enough for them in two columns;
-// between 760 and 1100 px, under the sentences, so that the results column
-// is not the long one. On a phone (one column) every panel stands in the
-// order a student works down it: the sentences, the two switches and the
-// model, the verdicts, then the scheme, the magnitude right over the chart,
-// and the rest. Moved rather than styled (CSS order), so that Tab and a
-// screen reader's reading go in the order that is seen.
-function arrangePanels() {
-  const wide = window.matchMedia('(min-width: 1100px)'), phone = window.matchMedia('(max-width: 759.98px)');
-  const group = (name) => document.querySelector(`[data-group="${name}"]`);
-  const place = () => {
-    const block = $('model-block'), slot = document.querySelector('.tour-slot');
-    const [scheme, magnitude, advanced] = ['scheme', 'magnitude', 'advanced'].map(group);
-    if (phone.matches) {
-      $('sentences').after(block);
-      $('verdicts').before(slot);
-      $('blocks').before(scheme);
-      $('plot').before(magnitude);
-      $('export').after(advanced);
-      return;
-    }
-    group('positions').after(scheme, magnitude);
-    document.querySelector('.controls').append(advanced);
-    if (wide.matches) document.querySelector('.results').prepend(slot, block); // a tour step first
-    else $('sentences').after(block), $('verdicts').before(slot);
-  };
-  place();
-  wide.addEventListener('change', place);
-  phone.addEventListener('change', place);
-}
-
 async function start() {
   // The core compiles on the browser's other threads while this one sets
   // the page out.
@@ -235,7 +114,7 @@ async function start() {
   const view = readView(window.location.search);
   applyView(view);
   arrangePanels();
-  buildSchemeChoices(document);
+  buildChoices(document);
   if (view.embed) import('./browser/frame.js').then((m) => { m.reportHeight(); m.followView(); }).catch(() => {});
   let lab;
   try {
@@ -275,8 +154,8 @@ async function start() {
   });
   rememberLinkedStep();
   const tourActions = tourActionsFor({ store, form, tourMemory, tour });
-  // The transformer's worker, made when a transformer first needs it.
-  const workers = { runs: () => startWorker('run_worker', { spare: true, name: 'run worker' }) };
+  // The run worker, made when a model first needs it (browser/scheduler.js).
+  const workers = { runs: () => startWorker('run_worker', { spare: true, name: 'run worker' }, import.meta.url) };
   page = createPage({ doc: document, form, model, view, tourMemory, urlSync, tourActions, store, workers });
   wire({ store, form, model, page, tourMemory, tourActions, view, urlSync });
   $('startup').hidden = true;
@@ -320,7 +199,7 @@ async function start() {
   // Their thresholds wait for a pause in the typing (THRESHOLD_PAUSE_MS).
   if (chartScript) {
     const two = (navigator.hardwareConcurrency ?? 1) > 1;
-    page.attach({ sweeper: shareSweeps(startWorker('sweep_worker'), { more: () => startWorker('sweep_worker'),
+    page.attach({ sweeper: shareSweeps(startWorker('sweep_worker', {}, import.meta.url), { more: () => startWorker('sweep_worker', {}, import.meta.url),
       extras: two ? 1 : 0, pauseMs: THRESHOLD_PAUSE_MS }) });
   }
   page.render(store.get());

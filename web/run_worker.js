@@ -14,7 +14,7 @@
 // `steps`: how many times the request read the worker's messages so far (a
 // newer run takes over at the next), for the tests: a transformer's run
 // and each point of its sweep go a block of one sentence a step.
-import { createLab } from './poslab.js';
+import { createLab } from './lib/poslab.js';
 import { sweepJob } from './app/sweep.js';
 import { serveRequests } from './browser/sweeper.js';
 

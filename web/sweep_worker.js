@@ -15,7 +15,7 @@
 //   partial: {sweep, ms}, if the request had no sweep (so the page can
 //            draw the curves while the thresholds are computed)
 //   result:  [[pair, threshold], ...]
-import { createLab } from './poslab.js';
+import { createLab } from './lib/poslab.js';
 import { sweepJob } from './app/sweep.js';
 import { serveRequests } from './browser/sweeper.js';
 

@@ -339,7 +339,7 @@ async function exercise2Expected() {
       STEPS[k].set(state, form);
       await loader.open(state);
       const verdict = (changes) => ck.run(form.configOf({ ...state, ...changes }));
-      const ctx = { result: verdict({}), state, form, verdict, gpt2: false };
+      const ctx = { result: verdict({}), state, form, verdict, tourStep: false };
       const answer = STEPS[k].answer(ctx);
       steps.push({ title: STEPS[k].title, label: STEPS[k].choices.find((c) => c.value === answer).label, lines: revealAt(k, ctx) });
     }

@@ -2,7 +2,7 @@
 // Chromium drops a pending read of a Blob's stream (a File's too) when a
 // collection finds its reader unreachable: the read's promise never
 // settles. An open's awaits are reachable only through that read, so
-// web/checkpoints.js holds each reader while it reads (heldRead). Here
+// web/lib/checkpoints.js holds each reader while it reads (heldRead). Here
 // Chromium runs with gc() exposed; the page opens GPT-2-shaped files with
 // a collection after every read of a stream. Run `make site`.
 import { test } from 'node:test';

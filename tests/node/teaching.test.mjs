@@ -399,7 +399,7 @@ test('exercise 2\'s steps on the models trained here: each prediction and claim 
     assert.match(s.lines[0], /both right, so it learned the order from the mask alone/);
     assert.ok(s.lines[0].includes(`${answer(s.result.next_a, 'A')}, right)`), s.lines[0]);
     assert.equal(shownSteps(s.ctx), TOUR_STEPS - 1);
-    assert.equal(shownSteps({ ...s.ctx, gpt2: true }), TOUR_STEPS);
+    assert.equal(shownSteps({ ...s.ctx, tourStep: true }), TOUR_STEPS);
     assert.match(s.lines.at(-1), /one more step/);
 
     // 18. GPT-2 (here a course host's folder holding gpt, which is GPT-2's layout):

@@ -5,7 +5,7 @@
 // computed on this thread in slices (no worker holds their weights).
 import { CheckpointLoader, loaderFor } from './checkpoints.js';
 import { wordsOf, isCheckpointModel } from './state.js';
-import { nextTurn } from '../next_turn.js';
+import { nextTurn } from '../lib/next_turn.js';
 
 // A slice of a chart computed in steps ends after this long, and the page's
 // input and frames come in between (a step is a third of a block of one
@@ -15,10 +15,8 @@ export const STEP_SLICE_MS = 8;
 
 // A checkpoint whose run costs more than this (12 C^2 per block and token,
 // a rough count of its multiply-adds) runs in steps of a third of a block
-// of one sentence rather than at once: the models trained here (C 64, 3
-// blocks, about a millisecond a run) run at once; GPT-2 small (C 768, 12
-// blocks, about a third of a second at 3 tokens a sentence) in steps of
-// ~5 ms (~17 ms at 8 tokens).
+// of one sentence rather than at once, so that no slider step waits for a
+// whole run: the models trained here run at once, GPT-2 small in steps.
 const QUICK_RUN_WORK = 1e7;
 
 export class CheckpointModels {

@@ -4,7 +4,7 @@
 // (poslab.js's openCheckpoint), and GPT-2's take half a gigabyte, so the
 // loader keeps only the model the state names: switching away disposes it,
 // which gives its memory back whole.
-import { TRAINED_MODELS, isCheckpointModel } from './state.js';
+import { isCheckpointModel, modelOf } from './models.js';
 
 // Where the state's model is read from: {key, url} for a folder on the
 // site (a trained model, or GPT-2 from a course host's folder), {key} for
@@ -14,7 +14,7 @@ import { TRAINED_MODELS, isCheckpointModel } from './state.js';
 // in a link; this guards every other way in).
 export function checkpointSource(state, base) {
   if (!isCheckpointModel(state.model)) return null;
-  if (TRAINED_MODELS.includes(state.model)) {
+  if (modelOf(state.model).files === 'site') {
     return { key: state.model, url: new URL(`models/${state.model}/`, base).href };
   }
   if (!state.checkpoint) return { key: 'gpt2:files' };

@@ -1,6 +1,7 @@
 // csv.js - the current numbers as a CSV file for a spreadsheet, and the
 // downloads' file names. No DOM; export.js loads it when a download is asked
 // for.
+import { coreOf } from './models.js';
 
 // Text a spreadsheet would run as a formula is prefixed with ' (OWASP's
 // advice for CSV files), so a word like "=1+1" stays a word.
@@ -39,7 +40,7 @@ export const CSV_COLUMNS = ['observation', 'block', 'scale', 'row', 'word', 'ind
 //   model        a checkpoint's rows name the page's model (`modelName`:
 //                gpt, nope, bag, gpt2), not just "checkpoint"
 export function toCsv(result, thresholds = [], modelName = null) {
-  const c = { ...result.config, ...(result.config.model === 'checkpoint' && modelName ? { model: modelName } : {}) };
+  const c = { ...result.config, ...(!coreOf(result.config).drawn && modelName ? { model: modelName } : {}) };
   const settings = SETTINGS.map((k) => (Array.isArray(c[k]) ? c[k].join(' ') : c[k]));
   const limit = new Map(thresholds.map((t) => [t.pair, t.threshold]));
   const out = (observation, block, scale, kind, p, f, threshold = null) => row([observation, block, scale, kind,
@@ -71,9 +72,10 @@ const slug = (words, n = 4) => words.slice(0, n).join('-').normalize('NFKD').rep
 // poslab-dog-bites-man-vs-man-bites-dog-learned-1-causal-gpt-numbers.csv.
 export function fileName(config, what, ext, modelName = null) {
   const scheme = config.scheme === 'none' ? 'no-positions' : `${config.scheme}-${config.scale}`;
-  const model = config.model === 'transformer' ? `-${config.layers}-blocks` : '';
+  const { drawn, layers } = coreOf(config);
+  const model = layers ? `-${config.layers}-blocks` : '';
   const heads = config.heads > 1 ? `-${config.heads}-heads` : '';
-  const width = config.model === 'checkpoint' ? `-${slug([modelName ?? 'checkpoint'])}` : `-d${config.dim}${heads}${model}`;
+  const width = !drawn ? `-${slug([modelName ?? config.model])}` : `-d${config.dim}${heads}${model}`;
   return `poslab-${slug(config.sentence_a)}-vs-${slug(config.sentence_b)}-${scheme}${config.causal ? '-causal' : ''}` +
     `${width}-${what}.${ext}`;
 }

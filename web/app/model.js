@@ -1,7 +1,8 @@
 // model.js - the computation behind the page, with no DOM: turns the state
 // into the lab's config, runs the verdict on every change and the sweep only
 // when something other than the magnitude changed (both cached).
-import { MAX_SENTENCE_CHARS, NUL_PROBLEM, wordsOf, isCheckpointModel } from './state.js';
+import { MAX_SENTENCE_CHARS, NUL_PROBLEM, wordsOf } from './state.js';
+import { modelOf, isCheckpointModel } from './models.js';
 import { SWEEP, COARSE_SWEEP, COARSE_STRIDE, thresholdFor, unpackSweep, inPass, joinPasses, coarseCurve } from './sweep.js';
 
 // The ranges and the threshold search live in sweep.js, which the sweep
@@ -13,47 +14,18 @@ export { SWEEP, thresholdRange, thresholdSearch, thresholdFor } from './sweep.js
 const wellFormed = (s) => (typeof s.toWellFormed === 'function' ? s.toWellFormed()
   : s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD'));
 
-// A chart update whose sweep and thresholds should take at most this long is
-// computed at once, with the verdicts: the chart then follows the keystroke
-// in the same frame, or one late, instead of waiting a frame and then
-// computing. A longer one waits for the verdicts to be painted, so typing
-// never stalls behind it, and its coarse first curve is drawn at once when
-// that takes at most this long. A sweep from the workers comes back later
-// than its cost says: on 2 cores they share the machine with this thread
-// while it draws the verdicts, and their answer waits for it (at 16 words,
-// d 64, under 2x throttling on a 2.1 GHz EPYC, about 30 ms after it was
-// asked for, for 5-9 ms of work). Measured there, keystroke to full curve,
-// p50 with 8 heads, two rounds of four schemes: 18-35 ms with 14 here
-// against 25-38 ms with 9.
+// A chart update expected to take at most this long is computed with the
+// verdicts, so the chart follows the keystroke in the same frame; a longer
+// one waits until the verdicts are painted, so typing never stalls behind
+// it (its coarse first curve is drawn at once when that fits in this).
 export const QUICK_CHART_MS = 14;
 // A longer one is still computed with the keystroke when the workers would
-// bring it back no sooner, their round trip included (measured: the page's
-// wait for their answer beyond their own time), as long as it takes at most
-// this long. At 16 words, d 64 and 8 heads under 2x throttling (2.1 GHz
-// EPYC) such sweeps take 10-16 ms here, and the workers' answer came 17-42
-// ms after the keystroke asked for it, for 2-12 ms of their time: each
-// sweep that the clock put just over QUICK_CHART_MS went there, and those
-// few were the slowest keystrokes. RoPE there, six runs of 60 keystrokes
-// each way: p95 28-35 ms before this rule, 22-29 ms with it; 43 keystrokes
-// over 25 ms before, 17 with it. Beyond this the verdicts would wait too
-// long for the curves.
-// Such a sweep is not split with a worker either (this thread the even
-// magnitudes, the worker the odd, asked for before the verdicts): the
-// worker's half was in on time, but this thread reads its answer only
-// after the keystroke's frame is laid out and painted, 10-14 ms under 2x
-// throttling, and then draws the chart in a task of its own. Tried at 16
-// words, d 64, RoPE and 8 heads (2.1 GHz EPYC): keystroke to full curve
-// p50 22-24 ms split, 20 ms here.
-// Nor does the keystroke hold its verdicts back until the workers' curves
-// come, so that both are drawn in one task with no frame between: tried
-// with every sweep of 16 words, d 64 sent to the workers that way (2x
-// throttling, 2.1 GHz EPYC, 60 keystrokes each), keystroke to full curve
-// p50 / p95 was 28.6 / 61 ms for RoPE with 8 heads (29.9 / 36 here), 24 /
-// 45 for RoPE with one (16 / 34) and 18 / 32 for ALiBi with one (11 / 18).
-// The workers' curves came 18.5 ms (p50) after they were asked for: on two
-// cores, shared with this thread and the compositor's raster, each
-// worker's half took 6.4 ms by its own clock (before the bench's 2x spin),
-// where half the sweep takes 2.8 ms under Node.
+// bring it back no sooner (their own time plus their measured wait), up to
+// this long: past it the verdicts would wait too long for the curves. Such
+// a sweep is neither split with a worker nor held for the workers' curves:
+// this thread reads their answer only after the keystroke's frame is
+// painted. (Both figures were measured at 16 words, d 64, under 2x
+// throttling; the figures are in the commit messages that set them.)
 export const MAX_KEYSTROKE_CHART_MS = 30;
 // The points of a sweep outside its coarse pass (app/sweep.js).
 const REST_COUNT = SWEEP.count - COARSE_SWEEP.count;
@@ -84,12 +56,14 @@ const sweepWork = (state) => (wordsOf(state.a).length ** 2 + wordsOf(state.b).le
 // not the words, which a keystroke changes.
 const kindOf = (state) => `${state.positions === false ? 'none' : state.scheme}/${state.heads ?? 1}/${state.dim}`;
 
-// The transformer (GPT-2-style blocks) has no shortcut through a sweep, and
-// one run can take a second (64 words, d 512, 12 blocks). Its work, in
-// multiply-adds: per block and sentence of n words, 12 n d² for the
-// projections (Wq, Wk, Wv, Wo) and the d -> 4d -> d MLP, and 2 n² d for the
-// scores and the weighted sums.
-const isTransformer = (state) => state.model === 'transformer';
+// Drawn blocks (the transformer: a model whose runs may go to the run
+// worker, app/models.js's `runs`) have no shortcut through a sweep, and one
+// run can take a second. Their work, in multiply-adds: per block and
+// sentence of n words, 12 n d² for the projections and the MLP, and 2 n² d
+// for the scores and the weighted sums.
+const runsInWorker = (state) => modelOf(state.model).runs === 'run-worker';
+// (a model whose chart the sweep workers compute, through the head's sweep)
+const sweepsInWorkers = (state) => modelOf(state.model).chart === 'sweep-workers';
 const runWork = (state) => state.layers * [state.a, state.b].reduce((sum, text) => {
   const n = wordsOf(text).length;
   return sum + 12 * n * state.dim ** 2 + 2 * n * n * state.dim;
@@ -98,11 +72,9 @@ const runWork = (state) => state.layers * [state.a, state.b].reduce((sum, text) 
 // slider step or keystroke, on the page's thread (16 words, d 64, 4 blocks:
 // about 5 ms); a longer one goes to a worker and never blocks the page.
 export const QUICK_RUN_MS = 8;
-// Browsers coarsen their clock against timing attacks (Chromium to 0.1 ms
-// unless the page is cross-origin isolated, others to as much as 1 ms).
-// A run or sweep shorter than that reads as 0 ms, which would make the next
-// of its kind look free, however large, and compute it here: only what
-// took at least CLOCK_MS teaches a figure (perWork).
+// Browsers coarsen their clock (to as much as 1 ms): only what took at
+// least CLOCK_MS teaches a figure (perWork), since a run read as 0 ms would
+// make the next of its kind look free, however large.
 const CLOCK_MS = 1;
 const perWork = (ms, work) => (ms >= CLOCK_MS ? ms / work : null);
 // How long the settled page's calibration times each of its three sweeps
@@ -110,11 +82,10 @@ const perWork = (ms, work) => (ms >= CLOCK_MS ? ms / work : null);
 // timing makes whatever the clock says.
 const RECALIBRATION_MS = 4 * CLOCK_MS;
 const MAX_CALIBRATION_CALLS = 64;
-// What a multiply-add of the transformer costs before any run on this
-// thread has been timed, on a 2.6 GHz EPYC (about 0.25 ns at d 512, three
-// times that at d 64): large ones then start in the worker. calibrate()
-// scales it by how much slower or faster this device's sweep is than
-// REFERENCE_MS_PER_WORK, what the same machine measures there.
+// What a multiply-add of drawn blocks costs before any run on this thread
+// has been timed, on a reference machine whose sweep costs
+// REFERENCE_MS_PER_WORK: calibrate() scales it by this device's speed, so
+// that large runs start in the worker.
 const PRIOR_MS_PER_RUN_WORK = 5e-7;
 const REFERENCE_MS_PER_WORK = 8e-5;
 // The chart's work for a state, and what a unit of it costs: the head's
@@ -122,15 +93,14 @@ const REFERENCE_MS_PER_WORK = 8e-5;
 // transformer's is one run per magnitude.
 // Without positions nothing depends on the magnitude, and the core computes
 // one point of the head's sweep for all.
-const chartWork = (state, count = SWEEP.count) => (isTransformer(state) ? count * runWork(state)
+const chartWork = (state, count = SWEEP.count) => (runsInWorker(state) ? count * runWork(state)
   : isCheckpoint(state) ? Infinity
   : sweepWork(state) * ((state.positions === false ? 1 : count) / SWEEP.count));
 
-// A checkpoint (a model trained here, GPT-2) runs in a module of its own on
-// this thread. Its part of the model (opening it, its chart in steps, a
-// coarse curve first: app/checkpoint_model.js) loads with the first one
-// chosen, as this.ck. No worker holds its weights, and its chart is never
-// computed with the verdicts: its work counts as endless here.
+// A checkpoint runs in a module of its own on this thread; its part of the
+// model (app/checkpoint_model.js) loads with the first one chosen, as
+// this.ck. Its chart is never computed with the verdicts: its work counts
+// as endless here.
 const isCheckpoint = (state) => isCheckpointModel(state.model);
 
 // The head's and the random transformer's numbers depend on the words only
@@ -247,27 +217,21 @@ export class Model {
   // a core like this one); null if unknown. On this thread, what the last
   // sweep of the same kind measured, else the calibrated figure.
   chartMsPerWork(state, inWorker = false) {
-    if (isTransformer(state)) return this.msPerChartRunWork ?? this.runMsPerWork();
+    if (runsInWorker(state)) return this.msPerChartRunWork ?? this.runMsPerWork();
     if (inWorker) return this.workerMsPerWork ?? this.msPerWork;
     return this.kinds.get(kindOf(state)) ?? this.msPerWork;
   }
 
   // Notes how long the chart's work for `state` took: `ms` by the clock,
   // on this thread or (`inWorker`) in the sweep workers, and `threadMs`
-  // what it took them together (two workers sharing a sweep each compute
-  // half of it), which is what it would take on this thread.
-  // A sweep measured in a worker predicts the next of its kind here as well
-  // as one measured here, and better than the calibration's small sweep:
-  // words² × (d + 16 heads) is only a model (at 16 words, d 64 and one
-  // head, RoPE's sweep costs 2.4 times what it predicts), and a worker's
-  // figure is all this thread has for a kind it has sent there. The last
-  // sweep of a kind decides, wherever it ran: one held up here (a
-  // collection, a busy moment) sends the next to the workers, whose figure
-  // brings the one after back.
+  // what it took them together (what it would take on this thread).
+  // The last sweep of a kind decides, wherever it ran: words² × (d + 16
+  // heads) is only a model, and a worker's figure is all this thread has
+  // for a kind it has sent there.
   learnChart(state, ms, count = SWEEP.count, inWorker = false, threadMs = ms) {
     if (isCheckpoint(state)) return; // (timed with the page's work between its slices)
     const work = chartWork(state, count);
-    if (isTransformer(state)) this.msPerChartRunWork = perWork(ms, work) ?? this.msPerChartRunWork;
+    if (runsInWorker(state)) this.msPerChartRunWork = perWork(ms, work) ?? this.msPerChartRunWork;
     else {
       if (inWorker) this.workerMsPerWork = perWork(ms, work) ?? this.workerMsPerWork;
       const figure = perWork(threadMs, work);
@@ -277,20 +241,13 @@ export class Model {
 
   // Measures this thread's speed on a small sweep, so that what runs here
   // and what goes to a worker is decided by this device's speed from the
-  // first keystroke on, not by estimates made on another machine: on a
-  // slow device every sweep but the smallest goes to the worker, and this
-  // thread draws. The transformer's estimate is scaled by the same factor
+  // first keystroke on; drawn blocks' estimate is scaled by the same factor
   // until a run here is timed. `now`: the clock (a test can pass its own).
   // Each of the `times` timings repeats the sweep until the clock has
-  // moved `minMs`: Firefox's clock reads in steps of 1 ms, and a sweep of
-  // 0.7 ms read as 0 ms there once passed the device for one ten times
-  // faster than it is (a transformer run of 20 ms then blocked a slider
-  // step). Returns the figures.
-  // The sweep runs on a lab of its own in the same copy of the core
-  // (lab.sibling()), made for it and disposed after: on the page's lab it
-  // replaced the draws of the state shown, which the next keystroke then
-  // drew again on this thread (64 words, d 512, 8 heads under 2x
-  // throttling: a 266 ms task, where the keystroke's own work is 20 ms).
+  // moved `minMs`, since a coarse clock reads a short sweep as 0 ms.
+  // Returns the figures. The sweep runs on a lab of its own in the same
+  // copy of the core (lab.sibling()), so the page's lab keeps the draws of
+  // the state shown.
   calibrate(now = () => performance.now(), sweep = CALIBRATION.sweep, times = 3, minMs = CLOCK_MS) {
     const lab = this.lab.sibling?.() ?? this.lab; // (a test's stand-in lab has no sibling)
     // The fastest of three: the first call of a function compiles it
@@ -319,26 +276,19 @@ export class Model {
     return this.calibration;
   }
 
-  // What a multiply-add of the transformer costs on this thread. The page
-  // calibrates after its first verdicts are painted, so a link that opens
-  // on the transformer has it calibrated here, before its first run is
-  // placed: what was a few milliseconds on a fast device blocked a slow
-  // one's first render for four times as long.
+  // What a multiply-add of drawn blocks costs on this thread; calibrated
+  // here if a link opens on them before the page has calibrated, so that
+  // their first run is placed by this device's speed.
   runMsPerWork() {
     if (this.msPerRunWork === null && this.calibration === undefined) this.calibrate();
     return this.msPerRunWork ?? PRIOR_MS_PER_RUN_WORK;
   }
 
-  // calibrate() once more when the page has settled, the sweep timed three
-  // times in three tasks (`pause` between them: at 20x throttling each is
-  // 20 ms). At start it times code the browser has only just compiled, in
-  // its baseline tier, while the page, its workers and Chart.js load beside
-  // it: on a quiet 2-core machine that measured three times the device's
-  // speed, and every sweep of 16 words then went to the worker, a frame or
-  // two later than this thread would have drawn it. The whole sweep this
-  // time, over RECALIBRATION_MS at least, which a 1 ms clock reads within
-  // a quarter. A device that is slow stays so; one that was busy at start
-  // gets its real speed.
+  // calibrate() once more when the page has settled, the whole sweep timed
+  // three times in three tasks (`pause` between them), since at start the
+  // browser runs only just compiled code while the page loads beside it.
+  // The faster figure of the two calibrations is kept: a device that is
+  // slow stays so; one that was busy at start gets its real speed.
   async recalibrate(pause, now = () => performance.now()) {
     const before = this.calibration;
     let best = null;
@@ -368,7 +318,7 @@ export class Model {
 
   // Runs fn() on this thread; a transformer run's time predicts the next.
   timed(state, fn) {
-    if (!isTransformer(state)) return fn();
+    if (!runsInWorker(state)) return fn();
     const t0 = performance.now();
     const result = fn();
     this.msPerRunWork = perWork(performance.now() - t0, runWork(state)) ?? this.msPerRunWork;
@@ -376,10 +326,10 @@ export class Model {
   }
 
   // Whether the state's verdicts belong on this thread: always for the
-  // head, and for a checkpoint once it is open; for the transformer, when its run should fit in QUICK_RUN_MS.
+  // head, and for a checkpoint once it is open; for drawn blocks, when their run should fit in QUICK_RUN_MS.
   runIsQuick(state) {
     if (isCheckpoint(state)) return Boolean(this.checkpointReady(state)) && this.ck.runIsQuick(state); // else in steps here
-    return !isTransformer(state) || this.runMsPerWork() * runWork(state) <= QUICK_RUN_MS;
+    return !runsInWorker(state) || this.runMsPerWork() * runWork(state) <= QUICK_RUN_MS;
   }
 
   // The cached result for the state (with the outputs and attention
@@ -550,7 +500,7 @@ export class Model {
     const sweep = this.sweeps.get(key) ?? null;
     const pairs = [state.word, -1].filter((pair) => this.cachedThreshold(state, pair) === undefined);
     if (sweep && pairs.length === 0) return Promise.resolve(); // nothing to compute
-    const request = { key, onSweep: new Set([onSweep]), transformer: isTransformer(state) };
+    const request = { key, onSweep: new Set([onSweep]), yields };
     const finished = () => { if (this.offThread === request) this.offThread = null; };
     const coarse = !sweep && !this.coarse.get(key) && this.wantsCoarse(state, true);
     // a coarse pass this thread computed: the workers compute the rest (a
@@ -564,9 +514,9 @@ export class Model {
         this.keepCoarse(key, partial.sweep);
       } else {
         this.sweeps.set(key, partial.sweep);
-        // (a sweep that came in passes also waited for its first, and the
-        // workers' first answer for them to start: 94-108 ms at (b) under 2x)
-        if (!coarse && state.model === 'head') {
+        // (not after a coarse pass, nor from the workers' first answer, which
+        // also waited for them to start: neither is their usual wait)
+        if (!coarse && sweepsInWorkers(state)) {
           if (this.workersAnswered) this.workerWaitMs = Math.max(0, performance.now() - sent - partial.ms);
           this.workersAnswered = true;
         }
@@ -591,9 +541,9 @@ export class Model {
     return this.offThread?.key ?? null;
   }
 
-  // Whether that request is a transformer's.
-  offThreadIsTransformer() {
-    return this.offThread?.transformer ?? false;
+  // Whether that request yields to runs (it shares the run worker).
+  offThreadYields() {
+    return this.offThread?.yields ?? false;
   }
 
   // Whether the worker is computing a request's sweep. (A request whose
@@ -611,7 +561,7 @@ export class Model {
     if (ms === null) return false;
     const here = ms * chartWork(state);
     if (here < QUICK_CHART_MS) return true;
-    if (here >= MAX_KEYSTROKE_CHART_MS || this.workerWaitMs === null || state.model !== 'head') return false;
+    if (here >= MAX_KEYSTROKE_CHART_MS || this.workerWaitMs === null || !sweepsInWorkers(state)) return false;
     return here <= this.chartMsPerWork(state, true) * chartWork(state) + this.workerWaitMs;
   }
 

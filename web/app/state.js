@@ -9,24 +9,15 @@
 // turns each into a reader with the core's own limits and words. Adding an
 // option to the page is one row here, once the core has its row.
 
-export { TRAINED_MODELS } from '../trained_models.js';
+import { MODELS, FILES_MODEL, isCheckpointModel, modelOf, takesFolder } from './models.js';
+
+// (the models' table, app/models.js, for modules that read these here)
+export { TRAINED_MODELS, TRAINED_AS, isCheckpointModel } from './models.js';
 
 // Far more than the core's words allow; only guards against absurd text
 // before it is split.
 export const MAX_SENTENCE_CHARS = 16384;
 
-// The checkpoint models: the three trained here (shipped with the site, in
-// models/NAME/) and GPT-2 from the student's files or a course host's
-// folder. Their positions and mask default to how each was trained (the
-// trained ones' config.json says the same: tests/node/checkpoint_page.test.mjs),
-// and their magnitude to 1 (the position table as trained).
-export const TRAINED_AS = {
-  gpt: { positions: true, causal: true },
-  nope: { positions: false, causal: true },
-  bag: { positions: false, causal: false },
-  gpt2: { positions: true, causal: true },
-};
-export const isCheckpointModel = (model) => Object.hasOwn(TRAINED_AS, model);
 // The core options a checkpoint reads (docs/interfaces.md, "Checkpoints");
 // the others (dim, heads, seed, layers, weight_std) are the checkpoint's.
 const CHECKPOINT_READS = new Set(['sentence_a', 'sentence_b', 'offset_a', 'offset_b', 'scale', 'causal', 'rtol', 'atol']);
@@ -94,11 +85,11 @@ const PAGE_PROPERTIES = [
   { name: 'seed', key: 'seed', label: 'seed', option: 'seed' },
   { name: 'rtol', key: 'rtol', label: 'rtol', option: 'rtol' },
   { name: 'atol', key: 'atol', label: 'atol', option: 'atol' },
-  // The model: the module's one head, or GPT-2-style transformer blocks
-  // (whose two settings the head ignores, as the core does), or a
-  // checkpoint (TRAINED_AS). Read before the others, whose defaults a
+  // The model: the core's values and the page's own (app/models.js: the
+  // transformer's two settings the head ignores, as the core does; a
+  // checkpoint's files). Read before the others, whose defaults a
   // checkpoint sets.
-  { name: 'model', key: 'model', label: 'model', option: 'model', extra: Object.keys(TRAINED_AS), first: true },
+  { name: 'model', key: 'model', label: 'model', option: 'model', extra: MODELS.map((m) => m.name), first: true },
   { name: 'layers', key: 'layers', label: 'transformer blocks', option: 'layers' },
   { name: 'weightStd', key: 'ws', label: 'weight scale', option: 'weight-std' },
   // GPT-2 from a folder beside the site, and whether a space goes before
@@ -191,7 +182,8 @@ export function createStateForm(core, { tourSteps }) {
         }
         break;
       case 'choice':
-        made.values = [...o.values.filter(prop.values ?? (() => true)), ...(prop.extra ?? [])];
+        const core = o.values.filter(prop.values ?? (() => true));
+        made.values = [...core, ...(prop.extra ?? []).filter((v) => !core.includes(v))];
         made.fallback = o.default;
         made.read = choiceReader(made.values);
         break;
@@ -211,7 +203,7 @@ export function createStateForm(core, { tourSteps }) {
   function asTrained(made, what) {
     const { fallback } = made;
     const otherwise = (s) => (typeof fallback === 'function' ? fallback(s) : fallback);
-    return { ...made, fallback: (s) => (isCheckpointModel(s.model) ? (what === 'scale' ? 1 : TRAINED_AS[s.model][what]) : otherwise(s)) };
+    return { ...made, fallback: (s) => (modelOf(s.model)?.defaults?.[what] ?? otherwise(s)) };
   }
 
   const properties = PAGE_PROPERTIES.map((prop) => {
@@ -228,7 +220,7 @@ export function createStateForm(core, { tourSteps }) {
     if (prop.page === 'url') {
       return {
         ...row, fallback: prop.fallback, read: readFolderUrl,
-        check: (v, s) => (s.model === 'gpt2' ? null : 'allowed: only with model gpt2'),
+        check: (v, s) => (takesFolder(s) ? null : `allowed: only with model ${FILES_MODEL}`),
       };
     }
     // the plotted word: an index into sentence A, by default its last word
@@ -350,7 +342,7 @@ export function createStateForm(core, { tourSteps }) {
     if (isCheckpointModel(model) || isCheckpointModel(state.model)) {
       for (const name of ['positions', 'causal', 'scale']) next[name] = fallbackOf(byName.get(name), next);
     }
-    if (model !== 'gpt2') next.checkpoint = '';
+    if (!takesFolder(next)) next.checkpoint = '';
     return next;
   }
 

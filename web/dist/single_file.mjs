@@ -22,6 +22,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TRAINED_MODELS } from '../lib/trained_models.js';
 
 const [site, pageSrc, out] = process.argv.slice(2);
 if (!out) {
@@ -35,7 +36,10 @@ const cores = { simd: read('poslab.wasm').toString('base64'), nosimd: read('posl
 
 // bundled.js, replaced: `contents` is its module text.
 const replaceBundled = (contents) => (b) => {
-  b.onResolve({ filter: /^\.\.?\/bundled\.js$/ }, () => ({ path: 'bundled.js', namespace: 'single-file' }));
+  b.onResolve({ filter: /^(\.\.?\/)+(lib\/)?bundled\.js$/ }, () => ({ path: 'bundled.js', namespace: 'single-file' }));
+  // the wrapper, which the site's entry modules import from beside them (the Makefile's site)
+  b.onResolve({ filter: /^\.\/poslab\.js$/ }, (args) => (path.resolve(args.resolveDir) === path.resolve(pageSrc)
+    ? { path: path.resolve(pageSrc, 'lib', 'poslab.js') } : undefined));
   b.onLoad({ filter: /.*/, namespace: 'single-file' }, () => ({ contents, loader: 'js', resolveDir: path.resolve(pageSrc) }));
 };
 
@@ -45,7 +49,6 @@ const replaceBundled = (contents) => (b) => {
 // decodes at open (<script type="application/octet-stream">: no script,
 // so the policy below need not allow it). SINGLE_FILE.carried(name)
 // decodes one when asked.
-const TRAINED_MODELS = ['gpt', 'nope', 'bag'];
 const CHECKPOINT_FILES = ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt'];
 const carried = ['poslab-checkpoint.wasm',
   ...TRAINED_MODELS.flatMap((m) => CHECKPOINT_FILES.map((f) => `models/${m}/${f}`))];
@@ -61,7 +64,7 @@ const carriedCode = `
     for (let i = 0; i < bytes.length; i++) out[i] = bytes.charCodeAt(i);
     return out;
   },
-  checkpointCode: () => import(${JSON.stringify(path.resolve(pageSrc, "checkpoints.js"))}),
+  checkpointCode: () => import(${JSON.stringify(path.resolve(pageSrc, 'lib', 'checkpoints.js'))}),
   checkpointGlue: () => import(${JSON.stringify(path.resolve(site, 'poslab-checkpoint.js'))}),`;
 
 // The workers, each one script with nothing outside; their SINGLE_FILE is

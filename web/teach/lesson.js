@@ -7,8 +7,13 @@
 // run says something else than the lesson expects, the text says what is
 // seen instead. The tour's exercise-2 steps use the same facts.
 import { sig } from '../app/format.js';
-import { wordsOf, TRAINED_AS } from '../app/state.js';
+import { wordsOf } from '../app/state.js';
+import { MODELS, modelOf } from '../app/models.js';
 import { NOUNS, VERBS } from './world.js';
+
+// The model the lesson's last point is about: trained here with the mask
+// and no position table (nope).
+const MASK_ONLY = MODELS.find((m) => m.lesson === 'switches' && m.defaults.causal && !m.defaults.positions).name;
 
 // The three settings of the two switches the lesson compares.
 export const SWITCHES = [
@@ -140,8 +145,8 @@ export function lesson(model, state, run) {
     a.lines.push(`It answers ${answersText(mask)}.`);
     if (a.holds && mask.alike) {
       a.lines.push(`Its hidden states differ, yet it answers both alike: ${model} did not learn to read the order ` +
-        'from the mask. ' + (TRAINED_AS[model]?.causal === false ? 'It was trained without the mask and never met it.'
-        : TRAINED_AS[model]?.positions ? 'It learned to read the order from its position table, although the mask was there all along.' : ''));
+        'from the mask. ' + (modelOf(model).defaults?.causal === false ? 'It was trained without the mask and never met it.'
+        : modelOf(model).defaults?.positions ? 'It learned to read the order from its position table, although the mask was there all along.' : ''));
     }
   }
 
@@ -161,10 +166,10 @@ export function lesson(model, state, run) {
   }
 
   // (c) nope: the order from the mask alone
-  const c = { key: 'nope', title: 'nope: order learned from the mask alone' };
-  if (model !== 'nope') {
+  const c = { key: MASK_ONLY, title: 'nope: order learned from the mask alone' };
+  if (model !== MASK_ONLY) {
     c.holds = null;
-    c.needs = 'nope';
+    c.needs = MASK_ONLY;
     c.lines = ['Choose nope, trained with the causal mask and no position table, to see whether a model can ' +
       'learn the order from the mask alone.'];
   } else {

@@ -4,6 +4,7 @@
 // lines as the poslab CLI. No DOM here: the page and the tests share it.
 import { SCHEMES } from './schemes.js';
 import { SCHEME_NUMPY } from './scheme_numpy.js';
+import { coreOf } from '../app/models.js';
 
 // Python literals: JSON strings and JS's shortest round-trip numbers read
 // back identically in Python.
@@ -141,7 +142,7 @@ function settingLines(config, more = []) {
 
 // config: the `config` object of a lab result (resolved words and scale).
 export function numpyScript(config, { link = '' } = {}) {
-  if (config.model === 'transformer') return transformerScript(config, { link });
+  if (coreOf(config).layers) return transformerScript(config, { link });
   const { sentence_a: a, scheme, causal, heads = 1 } = config;
   const width = Math.max(4, ...a.map((w) => [...w].length));
   const call = (X, positions) => `self_attention(${X}, Wq, Wk, Wv${inside(scheme) ? `, ${positions}` : ''})`;

@@ -12,6 +12,7 @@
 import { sig, exponentText, ROUNDING_LEVEL } from '../app/format.js';
 import { TOUR_STEPS, GPT2_ONLY_STEPS } from './tour_length.js';
 import { wordsOf } from '../app/state.js';
+import { takesFolder, FILES_MODEL } from '../app/models.js';
 import { SCHEMES, appliesTo } from './schemes.js';
 import { arrangement, SEES } from './distances.js';
 import { ALIBI_SETTINGS, ALIBI_SWAP } from './presets.js';
@@ -260,7 +261,7 @@ const EXERCISE_2 = [
     choices: BOTH_RIGHT,
     answer: (ctx) => factsHere(ctx)?.bothRight ?? null,
     reveal: aboutTrained((ctx) => [...pointOf(ctx, 'nope').lines,
-      ctx.gpt2 ? 'Next: GPT-2 itself.'
+      ctx.tourStep ? 'Next: GPT-2 itself.'
         : 'The lesson in three switches is below the verdicts. With GPT-2’s files open (Model: GPT-2) the tour ' +
           'has one more step.']),
   },
@@ -268,11 +269,11 @@ const EXERCISE_2 = [
     title: 'GPT-2: which switch tells it the order?',
     show: '#checkpoint',
     // only while GPT-2 is open: the tour cannot fetch half a gigabyte itself
-    only: (ctx) => Boolean(ctx.gpt2),
+    only: (ctx) => Boolean(ctx.tourStep),
     set: (state, form) => {
       const module = form.defaultState();
-      const folder = state.model === 'gpt2' ? state.checkpoint : '';
-      Object.assign(state, form.withModel(state, 'gpt2'), {
+      const folder = takesFolder(state) ? state.checkpoint : '';
+      Object.assign(state, form.withModel(state, FILES_MODEL), {
         a: module.a, b: module.b, offsetA: 0, offsetB: 0, word: module.word, space: true, checkpoint: folder,
         positions: false, causal: true,
       });

@@ -5,21 +5,17 @@
 // results, both sentences as the model's tokens (with ids, and which were
 // paired), exercise 2's figure and what the model says next. The verdicts,
 // the chart, the blocks and the heatmaps are the page's own views.
-import { TRAINED_AS, TRAINED_MODELS, tokenName } from '../app/state.js';
+import { tokenName } from '../app/state.js';
+import { modelOf, awaitsFiles } from '../app/models.js';
 import { sig, grouped } from '../app/format.js';
 import { setText, setHidden, setChecked, setAttr, el } from './dom.js';
 import { track } from '../browser/loading.js';
 import { questionsFor, asking, rightAnswer, questionLike, probability } from '../teach/lesson.js';
 import { NOUNS, VERBS } from '../teach/world.js';
 
-// Each model's line under its choice, shown when it is chosen (the page's
-// markup has only the names: these come with this file).
-const LINES = {
-  gpt: 'a tiny GPT-2 trained here, with positions and a causal mask: take each away and see which one told it the order',
-  nope: 'trained here with a causal mask and no positions (its table is all zeros): the mask alone tells it the order',
-  bag: 'trained here with neither: every token sees every token, so it answers both orders alike',
-  gpt2: 'GPT-2 small from its own files, with its learned positions and causal mask',
-};
+// A model trained here to answer questions (its row's lesson) says its
+// answer, one token; the others their five most likely next tokens.
+const answers = (state) => modelOf(state.model).lesson === 'switches';
 
 const quoted = (text) => `“${text}”`;
 
@@ -42,13 +38,6 @@ export function createCheckpointView(doc, { model, form, store, render, set, sho
   scheme.append(radio, schemeName, schemeHint);
   const schemeChoices = $('scheme-choices');
   schemeChoices.append(scheme);
-
-  // In the model group: each checkpoint model's line, in its choice.
-  for (const input of doc.querySelectorAll('input[name="model"]')) {
-    if (LINES[input.value] && !input.parentElement.querySelector('.choice-hint')) {
-      input.parentElement.append(el('span', 'choice-hint', LINES[input.value]));
-    }
-  }
 
   // The leading-space switch, beside the tokens it changes.
   const spaceBox = el('div', 'ck-space');
@@ -126,7 +115,7 @@ export function createCheckpointView(doc, { model, form, store, render, set, sho
   // panel says so and links to the questions rather than call it one.
   let askLink = null;
   function saysRows(result, state) {
-    const trained = TRAINED_MODELS.includes(state.model);
+    const trained = answers(state);
     const wants = [rightAnswer(state.a), rightAnswer(state.b)];
     const asked = wants.every((w) => w !== null);
     // a question, but not one of its world ("who eats ?")
@@ -166,7 +155,7 @@ export function createCheckpointView(doc, { model, form, store, render, set, sho
   const sentenceOf = (state, name) => (name === 'A' ? state.a : state.b);
 
   function saysProbabilities(result, state) {
-    const shown = TRAINED_MODELS.includes(state.model) ? 1 : 5;
+    const shown = answers(state) ? 1 : 5;
     const probabilities = [...result.next_a.slice(0, shown), ...result.next_b.slice(0, shown)].map((t) => `p ${probability(t.probability)}`);
     says.querySelectorAll('.ck-prob').forEach((node, k) => setText(node, probabilities[k]));
   }
@@ -197,7 +186,7 @@ export function createCheckpointView(doc, { model, form, store, render, set, sho
       if (failed) return failed;
       // GPT-2 from the student's files is opened by views/model_files.js, which says how it goes
       // (the model's part for checkpoints is loaded even so, to see GPT-2 once it is open)
-      const files = state.model === 'gpt2' && !state.checkpoint;
+      const files = awaitsFiles(state);
       if (!files || !model.ck) {
         track(model.checkpoints().then((ck) => {
           ck.latest = latest; // (so that its chart gives way when the page moves on)
@@ -215,7 +204,7 @@ export function createCheckpointView(doc, { model, form, store, render, set, sho
     // The controls for the state's model: shown only for a checkpoint.
     controls(state) {
       model.ck?.loader.follow(state); // a checkpoint left behind gives its memory back
-      const trained = TRAINED_AS[state.model];
+      const trained = modelOf(state.model).defaults;
       setHidden(scheme, !trained);
       // the random models' schemes give way to the checkpoint's table (later.css)
       schemeChoices.classList.toggle('ck-only', Boolean(trained));
@@ -269,7 +258,7 @@ export function createCheckpointView(doc, { model, form, store, render, set, sho
     }
     setText(figure.lastChild, sig(result.mean_cosine_similarity));
     // (a trained model shows its first token only: the order of the others, which a slider step may change, is not shown)
-    const shown = TRAINED_MODELS.includes(state.model) ? 1 : 5;
+    const shown = answers(state) ? 1 : 5;
     const saysKey = JSON.stringify([state.model, rightAnswer(state.a), rightAnswer(state.b), questionLike(state.a) || questionLike(state.b),
       questionsFor(state),
       ...[result.next_a, result.next_b].map((next) => next.slice(0, shown).map((t) => t.id))]);

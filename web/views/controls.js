@@ -5,7 +5,8 @@
 // slider step.
 import { setText, setHidden, setAttr, setChecked, el } from './dom.js';
 import { sig, exponentText } from '../app/format.js';
-import { wordsOf, excerpt, tokenName, divisorsOf, isCheckpointModel } from '../app/state.js';
+import { wordsOf, excerpt, tokenName, divisorsOf } from '../app/state.js';
+import { MODELS, CORE_MODELS, isCheckpointModel, modelOf } from '../app/models.js';
 import { SCHEMES, choosable } from '../teach/schemes.js';
 import { PRESETS } from '../teach/presets.js';
 
@@ -24,18 +25,20 @@ const orList = (items) => (items.length < 2 ? items.join('') : `${items.slice(0,
 const limitText = (x) => (x >= 1e5 ? exponentText(x) : String(x));
 
 // One radio button per scheme of the teaching table ("none" is the
-// positions switch), built before the lab has started so that the page
-// does not move when it has; render() shows those the core has and the
-// model takes.
-export function buildSchemeChoices(doc) {
-  const choices = Object.entries(SCHEMES).filter(([name]) => name !== 'none').map(([name, { label, hint }]) => {
+// positions switch) and per model of the models' table, built before the
+// lab has started so that the page does not move when it has; render()
+// shows the schemes the core has and the model takes.
+export function buildChoices(doc) {
+  const choice = (group, [name, { label, hint }]) => {
     const radio = el('input');
-    Object.assign(radio, { type: 'radio', name: 'scheme', value: name });
-    const choice = el('label', 'choice');
-    choice.append(radio, el('span', 'choice-name', label), el('span', 'choice-hint', hint));
-    return choice;
-  });
-  doc.getElementById('scheme-choices').replaceChildren(...choices);
+    Object.assign(radio, { type: 'radio', name: group, value: name });
+    const made = el('label', 'choice');
+    made.append(radio, el('span', 'choice-name', label), el('span', 'choice-hint', hint));
+    return made;
+  };
+  doc.getElementById('scheme-choices').replaceChildren(...Object.entries(SCHEMES).filter(([name]) => name !== 'none')
+    .map((entry) => choice('scheme', entry)));
+  doc.getElementById('model-choices').replaceChildren(...MODELS.map((m) => choice('model', [m.name, m])));
   // A choice's hint shows once it is chosen; a screen reader hears each
   // choice's, chosen or not (the models' included), as its description and
   // not once more in its name.
@@ -115,7 +118,7 @@ export function createControls(doc, form) {
       setHidden(radio.parentElement, !offered.includes(radio.value));
     }
     for (const radio of doc.querySelectorAll('input[name="model"]')) setChecked(radio, radio.value === lab.model);
-    const headModel = lab.model !== 'transformer';
+    const headModel = !CORE_MODELS[modelOf(lab.model).core].layers;
     if (doc.documentElement.classList.contains('model-head') !== headModel) doc.documentElement.classList.toggle('model-head', headModel);
     const slider = $('scale-slider');
     const exponent = lab.scale > 0 ? Math.log10(lab.scale) : SLIDER.min;

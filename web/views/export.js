@@ -6,8 +6,8 @@
 // PNG. Downloads are Blob URLs on an <a download>; nothing leaves the page.
 import { track, laterStyles } from '../browser/loading.js';
 import { h } from './markup.js';
-import { isCheckpointModel, TRAINED_MODELS } from '../app/state.js';
-import { SINGLE_FILE } from '../bundled.js';
+import { isCheckpointModel, modelOf, coreOf } from '../app/models.js';
+import { SINGLE_FILE } from '../lib/bundled.js';
 
 // Where a checkpoint model's files are, for Copy as NumPy's script: a model
 // trained here in the site's models/ folder, GPT-2 in a course host's
@@ -15,7 +15,7 @@ import { SINGLE_FILE } from '../bundled.js';
 // head and the blocks.
 export function checkpointFiles(state) {
   if (!isCheckpointModel(state.model)) return null;
-  const trained = TRAINED_MODELS.includes(state.model);
+  const trained = modelOf(state.model).files === 'site';
   const folder = trained ? `models/${state.model}/` : state.checkpoint || `${state.model}/`;
   // the single file carries the models (in its data blocks) but has no folder beside it
   const carried = trained && SINGLE_FILE?.carried ? (file) => SINGLE_FILE.carried(`models/${state.model}/${file}`) : null;
@@ -126,11 +126,12 @@ function chartPicture(chart, { title, settings, legend, caption }) {
 // says which model; the line said "d undefined, undefined heads")
 export function settingsLine(c, name = 'checkpoint') {
   const signal = c.scheme === 'none' ? 'no positional information' : `${c.scheme} positions at magnitude ${c.scale}`;
-  const model = c.model === 'transformer' ? `, ${c.layers} transformer blocks (weight scale ${c.weight_std})` : '';
+  const { drawn, layers } = coreOf(c);
+  const model = layers ? `, ${c.layers} transformer blocks (weight scale ${c.weight_std})` : '';
   const starts = c.offset_a || c.offset_b ? `, A from position ${c.offset_a}, B from ${c.offset_b}` : '';
-  const drawn = c.model === 'checkpoint' ? `, model ${name}` : `, d ${c.dim}, ${c.heads} head${c.heads === 1 ? '' : 's'}${model}`;
+  const weights = !drawn ? `, model ${name}` : `, d ${c.dim}, ${c.heads} head${c.heads === 1 ? '' : 's'}${model}`;
   return `“${c.sentence_a.join(' ')}” vs “${c.sentence_b.join(' ')}”: ${signal}, ${c.causal ? 'causal mask' : 'no mask'}` +
-    `${drawn}${starts}${c.model === 'checkpoint' ? '' : `, seed ${c.seed}`}, rtol ${c.rtol}, atol ${c.atol}`;
+    `${weights}${starts}${!drawn ? '' : `, seed ${c.seed}`}, rtol ${c.rtol}, atol ${c.atol}`;
 }
 
 // root: the export row; dialog: the NumPy fallback dialog; get: {result()
@@ -244,7 +245,7 @@ export function createExport(root, dialog, get) {
     if (!result) return;
     // the thresholds the page states (chart, tour), beside the CLI's keys
     // (the page's checkpoint has no path on disk: the JSON names its folder or model, as the CLI's names --checkpoint)
-    const config = result.config.model === 'checkpoint' && !result.config.checkpoint
+    const config = !coreOf(result.config).drawn && !result.config.checkpoint
       ? { ...result.config, checkpoint: checkpoint()?.folder ?? '' } : result.config;
     const json = { ...result, config, thresholds: get.thresholds().map(({ pair, threshold }) => (pair < 0 ? { row: 'mean', threshold }
       : { row: 'pair', word: result.pairs[pair]?.word, index_a: pair, threshold })) };

@@ -6,7 +6,7 @@
 // lab. Text reaches the DOM only through textContent.
 import { lesson, questionsFor, SWITCHES, asking, probability } from '../teach/lesson.js';
 import { sig } from '../app/format.js';
-import { TRAINED_MODELS } from '../app/state.js';
+import { modelOf } from '../app/models.js';
 import { createCheckpointView } from './checkpoint_panel.js';
 import { setText, setAttr, withRole } from './dom.js';
 import { showFailure } from './controls.js';
@@ -56,7 +56,7 @@ export function createCheckpointViews(doc, options) {
     ...view,
     render(result, state) {
       view.render(result, state);
-      if (result.checkpoint && TRAINED_MODELS.includes(state.model) && model.checkpointReady(state)) {
+      if (result.checkpoint && modelOf(state.model).lesson === 'switches' && model.checkpointReady(state)) {
         sight.draw(lesson.section, () => {
           if (!model.checkpointReady(state)) return; // (given up since)
           if (SWITCHES.every((s) => model.cachedRun(runOf(state, { positions: s.positions, causal: s.causal })) !== undefined)) {

@@ -8,6 +8,7 @@
 import { loaderFor, checkpointFiles, canKeep, keptFiles, keepFiles, forgetFiles } from '../app/checkpoints.js';
 import { el, setText, setHidden, setAttr } from './dom.js';
 import { grouped } from '../app/format.js';
+import { awaitsFiles } from '../app/models.js';
 
 // (a checkpoint of a few kilobytes said "0.0 MB")
 const MB = (bytes) => (bytes < 1e6 ? `${Math.max(1, Math.round(bytes / 1e3))} kB` : `${(bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0)} MB`);
@@ -119,7 +120,7 @@ export function createModelFiles(doc, lab, rerender) {
   let reading = null;       // the read in flight
   let askedKept = false;    // whether the kept copy was looked for (once a page)
   let keeping = Promise.resolve(); // the copy to the device in progress: Forget waits for it
-  const isFilesModel = (s) => s?.model === 'gpt2' && !s.checkpoint;
+  const isFilesModel = (s) => Boolean(s) && awaitsFiles(s);
 
   function showError(message) {
     setText(error, message);

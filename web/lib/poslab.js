@@ -16,7 +16,7 @@
 // words as the CLI's stderr line.
 import createPoslabCore from './poslab-core.js';
 import { SINGLE_FILE } from './bundled.js';
-import { TRAINED_MODELS } from './trained_models.js';
+import { TRAINED_MODELS, FILES_MODEL } from './trained_models.js';
 
 // The C functions this wrapper calls; tests check it against src/exports.json.
 export const CORE_FUNCTIONS = [
@@ -179,7 +179,7 @@ function optionText(row, value) {
 // The main module has no checkpoint code, so its table cannot.
 function pageModel(key, name) {
   const trained = TRAINED_MODELS.includes(name);
-  return key === 'model' && (trained || name === 'gpt2') ? new Error(`model: "${name}" is a checkpoint${trained ? ' trained here' : ''}` +
+  return key === 'model' && (trained || name === FILES_MODEL) ? new Error(`model: "${name}" is a checkpoint${trained ? ' trained here' : ''}` +
     `, not a model of its own; allowed: head, transformer, or checkpoint after lab.openCheckpoint() on ${trained ? `models/${name}/` : "GPT-2's files"}`) : null;
 }
 
@@ -545,7 +545,7 @@ class Lab {
 
 // ---- checkpoints --------------------------------------------------------------
 //
-// The code that opens checkpoints (web/checkpoints.js) is fetched with the
+// The code that opens checkpoints (web/lib/checkpoints.js) is fetched with the
 // first one opened: most students never open one, and the page at open
 // stays within its weight.
 
