@@ -97,7 +97,7 @@ static const unsigned short buffer_slots[BUFFERS] = {
     [BUF_VWK] = offsetof(poslab_lab, vwk), [BUF_VWV] = offsetof(poslab_lab, vwv), [BUF_WQ] = offsetof(poslab_lab, wq),
     [BUF_WK] = offsetof(poslab_lab, wk), [BUF_WV] = offsetof(poslab_lab, wv), [BUF_BLOCKS] = offsetof(poslab_lab, blocks),
     [BUF_H] = offsetof(poslab_lab, h), [BUF_LN] = offsetof(poslab_lab, ln), [BUF_ATT] = offsetof(poslab_lab, att),
-    [BUF_PROJ] = offsetof(poslab_lab, proj), [BUF_HID] = offsetof(poslab_lab, hid), [BUF_QKV] = offsetof(poslab_lab, qkv),
+    [BUF_PROJ] = offsetof(poslab_lab, proj), [BUF_HID] = offsetof(poslab_lab, hid),
     [BUF_LOGITS] = offsetof(poslab_lab, logits),
 };
 _Static_assert(offsetof(poslab_lab, logits) < 65536, "buffer offsets fit buffer_slots");

@@ -59,7 +59,7 @@ enum { /* the shared buffers, after both sentences' */
     BUF_WQ, BUF_WK, BUF_WV,                                                /* d x d */
     BUF_BLOCKS,                                                            /* the drawn blocks' weights: L x 12 d^2 */
     BUF_H, BUF_LN, BUF_ATT, BUF_PROJ, BUF_HID,                             /* a pass through blocks (block.h): n x d, n x 4d */
-    BUF_QKV, BUF_LOGITS,                                                   /* checkpoint: n x 3d (unread: the block takes q, k, v in place), vocab */
+    BUF_LOGITS,                                                            /* checkpoint: vocab */
     BUFFERS
 };
 
@@ -129,7 +129,7 @@ struct poslab_lab {
     double *wq, *wk, *wv;
     double *blocks;                 /* the transformer's weights, block after block */
     double *h, *ln, *att, *proj, *hid; /* scratch for one pass through blocks */
-    double *qkv, *logits;           /* the checkpoint's: (unread), next-token scores */
+    double *logits;                 /* the checkpoint's next-token scores */
     double *arena;
     size_t arena_size;              /* in doubles */
 

@@ -113,7 +113,6 @@ static void sizes(const poslab_lab *lab, const poslab_config *c, int n, int voca
     s[BUF_Q] = s[BUF_K] = s[BUF_V] = s[BUF_KT] = nd;
     s[BUF_H] = s[BUF_LN] = s[BUF_ATT] = s[BUF_PROJ] = nd;
     s[BUF_HID] = 4 * nd;
-    s[BUF_QKV] = 3 * nd;
     s[BUF_LOGITS] = (size_t)w->vocab_size;
     *d = w->n_embd;
     *heads = w->n_head;

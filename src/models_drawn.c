@@ -92,7 +92,7 @@ static void drawn_sizes(const poslab_config *c, int n, int vocab, int blocks, si
     sizes[BUF_BLOCKS] = layers * BLOCK_WEIGHTS(d);
     sizes[BUF_H] = sizes[BUF_LN] = sizes[BUF_ATT] = sizes[BUF_PROJ] = layers ? nd : 0;
     sizes[BUF_HID] = layers ? 4 * nd : 0;
-    sizes[BUF_QKV] = sizes[BUF_LOGITS] = 0;
+    sizes[BUF_LOGITS] = 0;
     *width = d;
     *head_count = heads;
 }
