@@ -13,9 +13,10 @@
    code's. may_alias and aligned(8): it reads and writes rows of doubles. */
 typedef double f64x4 __attribute__((vector_size(32), aligned(8), may_alias));
 
-/* Natively (gcc, x86-64) the loop below that nearly all the time goes to is
-   also compiled for AVX2, one register per f64x4 instead of two, and the
-   CPU picks the version when the program loads. Lanes round one by one as
+/* Natively (gcc, x86-64) the loops that nearly all the time goes to (the
+   weighted sums below, and the products of floats) are also compiled for
+   AVX2, one register per f64x4 instead of two, and the CPU picks the
+   version when the program loads. Lanes round one by one as
    the scalar code does, and FMA stays off: the same bits on every machine. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define WIDE_VECTORS __attribute__((target_clones("avx2", "default")))
@@ -84,16 +85,19 @@ static void accumulate(double *acc, const double *coef, const int *index, const 
    and unrolled them into a kilobyte of the WebAssembly module, for a few
    dozen ints. */
 
-/* Blocks of w for matmul: BLOCK_DEPTH rows by BLOCK_WIDTH columns (256 KB)
+/* Blocks of w for a product of doubles: BLOCK_DEPTH rows by BLOCK_WIDTH columns (256 KB)
    stay in the L2 cache while every row of x passes over them; a row at a
    time over all of w re-read it from memory for each row (at 64 x 512 @
    512 x 2048, w is 8 MB). */
 #define BLOCK_DEPTH 64
 #define BLOCK_WIDTH 512
 
-void matmul(double *out, const double *x, const double *w, int n, int k, int m) {
-    /* each out[i][j] still sums p in order: the blocks of p come in order,
-       and each adds its terms in order to what the earlier ones left */
+/* out (n x m) = x @ w for w of doubles: for each block of w's rows and
+   columns, every row of x passes over it; each out[i][j] still sums p in
+   order, since the blocks of p come in order and each adds its terms in
+   order to what the earlier ones left. */
+void product_f64(double *out, const double *x, const void *weights, long ldw, int n, int k, int m) {
+    const double *w = weights;
     for (long j = 0; j < (long)n * m; j++) out[j] = 0.0;
     int index[BLOCK_DEPTH];
     SCALAR_LOOP for (int r = 0; r < BLOCK_DEPTH; r++) index[r] = r;
@@ -102,9 +106,63 @@ void matmul(double *out, const double *x, const double *w, int n, int k, int m) 
         for (int j = 0; j < m; j += BLOCK_WIDTH) {
             const int width = m - j < BLOCK_WIDTH ? m - j : BLOCK_WIDTH;
             for (int i = 0; i < n; i++)
-                accumulate(out + (long)i * m + j, x + (long)i * k + p, index, w + (long)p * m + j, m, depth, width);
+                accumulate(out + (long)i * m + j, x + (long)i * k + p, index, w + p * ldw + j, ldw, depth, width);
         }
     }
+}
+
+/* Four floats as one value, widened to an f64x4 to be multiplied. */
+typedef float f32x4 __attribute__((vector_size(16), aligned(4), may_alias));
+
+/* out[i][j0..j0+7] = x @ w for the R rows from x (R <= 4, a constant where
+   this is inlined): each of the 8 R sums stays in a register through all k
+   terms, so a row of w is read, and widened to doubles, once for R rows
+   instead of once per row, and out is written once. */
+static inline __attribute__((always_inline)) void tile_f32(double *out, const double *x, const float *w, long ldw,
+                                                            int R, int k, int m, int j0) {
+    f64x4 lo[4] = {0}, hi[4] = {0};
+    const float *wp = w + j0;
+    for (int p = 0; p < k; p++, wp += ldw) {
+        const f64x4 wl = __builtin_convertvector(*(const f32x4 *)wp, f64x4);
+        const f64x4 wh = __builtin_convertvector(*(const f32x4 *)(wp + 4), f64x4);
+        for (int r = 0; r < R; r++) {
+            const double a = x[(long)r * k + p];
+            lo[r] += a * wl;
+            hi[r] += a * wh;
+        }
+    }
+    for (int r = 0; r < R; r++) {
+        *(f64x4 *)(out + (long)r * m + j0) = lo[r];
+        *(f64x4 *)(out + (long)r * m + j0 + 4) = hi[r];
+    }
+}
+
+/* out (n x m) = x @ w for w of floats: tiles of up to four rows by eight
+   columns (tile_f32), then the last m % 8 columns a row at a time. A
+   checkpoint's run is mostly widening its float weights, which the tiles
+   do once for four rows. */
+WIDE_VECTORS
+void product_f32(double *out, const double *x, const void *weights, long ldw, int n, int k, int m) {
+    const float *w = weights;
+    const int wide = m - m % 8;
+    for (int j0 = 0; j0 < wide; j0 += 8) {
+        for (int i = 0; i < n; i += 4) {
+            double *o = out + (long)i * m;
+            const double *xi = x + (long)i * k;
+            switch (n - i < 4 ? n - i : 4) {
+            case 4: tile_f32(o, xi, w, ldw, 4, k, m, j0); break;
+            case 3: tile_f32(o, xi, w, ldw, 3, k, m, j0); break;
+            case 2: tile_f32(o, xi, w, ldw, 2, k, m, j0); break;
+            default: tile_f32(o, xi, w, ldw, 1, k, m, j0); break;
+            }
+        }
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = wide; j < m; j++) {
+            double t = 0.0;
+            for (int p = 0; p < k; p++) t += x[(long)i * k + p] * (double)w[p * ldw + j];
+            out[(long)i * m + j] = t;
+        }
 }
 
 void add_scaled(double *out, const double *base, double s, const double *delta, int count) {

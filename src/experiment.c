@@ -21,6 +21,7 @@
 #include "lab.h"
 #include "message.h"
 #include "model_table.h"
+#include "positions.h"
 #include "report.h"
 
 /* The config's model, from the model table (a config is checked first, so
@@ -96,7 +97,7 @@ static const unsigned short buffer_slots[BUFFERS] = {
     [BUF_VWK] = offsetof(poslab_lab, vwk), [BUF_VWV] = offsetof(poslab_lab, vwv), [BUF_WQ] = offsetof(poslab_lab, wq),
     [BUF_WK] = offsetof(poslab_lab, wk), [BUF_WV] = offsetof(poslab_lab, wv), [BUF_BLOCKS] = offsetof(poslab_lab, blocks),
     [BUF_H] = offsetof(poslab_lab, h), [BUF_LN] = offsetof(poslab_lab, ln), [BUF_ATT] = offsetof(poslab_lab, att),
-    [BUF_PROJ] = offsetof(poslab_lab, proj), [BUF_HID] = offsetof(poslab_lab, hid), [BUF_QKV] = offsetof(poslab_lab, qkv),
+    [BUF_PROJ] = offsetof(poslab_lab, proj), [BUF_HID] = offsetof(poslab_lab, hid),
     [BUF_LOGITS] = offsetof(poslab_lab, logits),
 };
 _Static_assert(offsetof(poslab_lab, logits) < 65536, "buffer offsets fit buffer_slots");
@@ -181,13 +182,15 @@ static poslab_status prepare(poslab_lab *lab, const poslab_config *c, char *mess
     return POSLAB_OK;
 }
 
-/* Whether c's sweep takes its scores from the polynomial: not through
- * blocks, since LayerNorm is not linear. */
+/* Whether c's sweep takes its scores from the polynomial: where the
+ * scheme makes them one, and not through blocks, since LayerNorm is not
+ * linear. */
 static int sweep_is_polynomial(const poslab_config *c) {
-    const poslab_scheme s = c->scheme;
-    return model_of(c)->polynomial_sweep &&
-           (s == POSLAB_SCHEME_RANDOM || s == POSLAB_SCHEME_SINUSOIDAL || s == POSLAB_SCHEME_ALIBI);
+    return model_of(c)->polynomial_sweep && position_scheme_of(c->scheme)->score_degree > 0;
 }
+
+/* Whether c's outputs depend on the scale: not without positions. */
+static int scale_matters(const poslab_config *c) { return position_scheme_of(c->scheme)->enters != POSITIONS_NOT; }
 
 static void compare(poslab_pair *p, const double *a, const double *b, int d, const poslab_config *c) {
     p->allclose = allclose(a, b, d, c->rtol, c->atol);
@@ -255,7 +258,7 @@ static int sweep_step(poslab_lab *lab, const poslab_config *c, int t) {
              : pow(10.0, l0 + t * ((l1 - l0) / (count - 1)));
     lab->sweep_scales[t] = s;
     /* without positions nothing depends on the scale: one point serves all */
-    if (c->scheme == POSLAB_SCHEME_NONE && t > 0) {
+    if (!scale_matters(c) && t > 0) {
         for (int row = 0; row <= lab->a.n; row++) {
             size_t at = (size_t)row * count;
             lab->sweep_cosine[at + t] = lab->sweep_cosine[at];
@@ -375,7 +378,7 @@ static int computes_point(const poslab_lab *lab, int t) {
  * Without positions every point copies the first: each share computes
  * them all. */
 static void skip_points(poslab_lab *lab, const poslab_config *c) {
-    while (lab->run.at < c->sweep_count && c->scheme != POSLAB_SCHEME_NONE && !computes_point(lab, lab->run.at))
+    while (lab->run.at < c->sweep_count && scale_matters(c) && !computes_point(lab, lab->run.at))
         lab->run.at++;
     if (lab->run.at == c->sweep_count) lab->run.phase = RUN_SIDE_A, lab->run.at = 0;
 }
@@ -615,14 +618,4 @@ poslab_status poslab_threshold_step(poslab_lab *lab, double *scale, char *messag
     if (close_now(lab, c, t->pair)) t->verdicts[k / 8] |= (unsigned char)(1u << (k % 8));
     t->probing = 0;
     return POSLAB_RUNNING;
-}
-
-poslab_status poslab_sinusoidal_table(int first, int count, int dim, double *out) {
-    /* count against the room left after first: first + count could pass
-       INT_MAX (undefined) and wrap into the allowed range */
-    if (!out || first < 0 || count < 1 || count > POSLAB_MAX_OFFSET + POSLAB_MAX_TOKENS - first || dim < 1 ||
-        dim > POSLAB_MAX_DIM)
-        return POSLAB_ERR_INPUT;
-    sinusoidal_encoding(out, first, count, dim);
-    return POSLAB_OK;
 }

@@ -25,9 +25,11 @@ typedef struct { /* one sentence's share of the working memory */
     double *mean;                   /* out.mean(axis=0)        (d) */
     double *tmp_out, *tmp_attn, *tmp_mean; /* sweep and bisection points */
     /* The scores of head h at scale s are s0 + s s1 + s^2 s2 (H x n x n),
-       for a sweep. Additive schemes: s0 = XWq XWk^T, s1 = XWq PWk^T +
-       PWq XWk^T, s2 = PWq PWk^T (head h's columns), each / sqrt(d/H).
-       ALiBi: s0 = XWq XWk^T / sqrt(d/H), s1 = -m_h |i - j|, s2 = 0. */
+       for a sweep, where the scheme's row gives them a degree
+       (positions.h). An added table: s0 = XWq XWk^T, s1 = XWq PWk^T +
+       PWq XWk^T, s2 = PWq PWk^T (head h's columns), each / sqrt(d/H). A
+       bias: s0 = XWq XWk^T / sqrt(d/H), s1 = the bias at s = 1 (ALiBi's
+       -m_h |i - j|), s2 = 0. */
     double *s0, *s1, *s2;
     double *cross;                  /* PWq XWk^T, on its way into s1 (n x n) */
     double *x;                      /* X: the sentence's word vectors (n x d) */
@@ -51,13 +53,13 @@ enum { /* one sentence's buffers; sentence B's follow A's */
 };
 enum { /* the shared buffers, after both sentences' */
     BUF_Q = 2 * SIDE_BUFFERS, BUF_K, BUF_V, BUF_KT,                        /* n x d: one pass's scratch */
-    BUF_COS, BUF_SIN,                                                      /* n x d/2: RoPE's angles */
+    BUF_COS, BUF_SIN,                                                      /* n x d/2: a rotating scheme's angles */
     BUF_POS, BUF_PWQ, BUF_PWK, BUF_PWV,                                    /* rows x d: positions and P W */
     BUF_VECTORS, BUF_VWQ, BUF_VWK, BUF_VWV,                                /* vocab x d: one row per word */
     BUF_WQ, BUF_WK, BUF_WV,                                                /* d x d */
-    BUF_BLOCKS,                                                            /* transformer: L x 12 d^2 */
-    BUF_H, BUF_LN, BUF_ATT, BUF_PROJ, BUF_HID,                             /* blocks: n x d, n x 4d */
-    BUF_QKV, BUF_LOGITS,                                                   /* checkpoint: n x 3d, vocab */
+    BUF_BLOCKS,                                                            /* the drawn blocks' weights: L x 12 d^2 */
+    BUF_H, BUF_LN, BUF_ATT, BUF_PROJ, BUF_HID,                             /* a pass through blocks (block.h): n x d, n x 4d */
+    BUF_LOGITS,                                                            /* checkpoint: vocab */
     BUFFERS
 };
 
@@ -86,7 +88,8 @@ typedef struct {
     void (*place)(struct poslab_lab *lab, const poslab_config *c);
     /* Blocks whose residual stream is compared (0: none). */
     int (*layer_count)(const struct poslab_lab *lab, const poslab_config *c);
-    /* A sweep may use the scores' polynomial in s (the head model). */
+    /* A sweep may use the scores' polynomial in s (the head model), where
+       the scheme's row gives them one. */
     int polynomial_sweep;
     /* Before a sweep that uses the polynomial: its coefficients (may be NULL). */
     void (*begin_sweep)(struct poslab_lab *lab, const poslab_config *c);
@@ -119,14 +122,14 @@ struct poslab_lab {
     int position_rows;              /* rows of pos and P W: see position_rows() */
     side a, b;
     double *q, *k, *v, *kt;         /* scratch for one forward pass */
-    double *cosines, *sines;        /* RoPE's angles for one forward pass */
+    double *cosines, *sines;        /* a rotating scheme's angles for one forward pass */
     struct { int valid, first, rows, width; double s; } angles; /* what they hold */
     double *pos, *pwq, *pwk, *pwv;  /* the position table and its products */
     double *vectors, *vwq, *vwk, *vwv; /* the word vectors and theirs */
     double *wq, *wk, *wv;
     double *blocks;                 /* the transformer's weights, block after block */
     double *h, *ln, *att, *proj, *hid; /* scratch for one pass through blocks */
-    double *qkv, *logits;           /* the checkpoint's: q|k|v of a block, next-token scores */
+    double *logits;                 /* the checkpoint's next-token scores */
     double *arena;
     size_t arena_size;              /* in doubles */
 

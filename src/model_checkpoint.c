@@ -2,121 +2,22 @@
  * Face's GPT2Model computes it in eval mode (docs/experiment.md,
  * "Checkpoints"), behind the same face as the drawn models (lab.h).
  *
- * Weights stay float32 as loaded (exact for F32, F16 and BF16); every
- * product, sum and activation is computed in double from them, so a
- * NumPy float64 script that reads the same files gives the same numbers
- * to rounding. Each kernel's comment gives its shapes; C is n_embd, H
- * n_head, n the sentence's tokens. */
+ * Weights stay float32 as loaded (exact for F32, F16 and BF16) and the
+ * blocks (block.h) read them where they lie; every product, sum and
+ * activation is computed in double from them, so a NumPy float64 script
+ * that reads the same files gives the same numbers to rounding. C is
+ * n_embd, H n_head, n the sentence's tokens. */
 #include "lab.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "attention.h"
+#include "block.h"
 #include "checkpoint.h"
 #include "checkpoint_family.h"
 #include "decimal.h"
 #include "message.h"
-
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
-
-/* ---- kernels ---------------------------------------------------------------- */
-
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define WIDE_VECTORS __attribute__((target_clones("avx2", "default")))
-#else
-#define WIDE_VECTORS
-#endif
-
-/* Four doubles as one value, and four floats: each lane rounds as a scalar
- * does (-ffp-contract=off), so the sums below are the scalar loop's. */
-typedef double f64x4 __attribute__((vector_size(32), aligned(8), may_alias));
-typedef float f32x4 __attribute__((vector_size(16), aligned(4), may_alias));
-
-/* out[i][j0..j0+7] for the R rows from x (R <= 4, a constant where this is
- * inlined): each of the 8 R sums stays in a register through all k terms,
- * so a row of w is read, and widened to doubles, once for R rows instead of
- * once per row, and out is written once instead of every four terms. */
-static inline __attribute__((always_inline)) void linear_tile(double *out, const double *x, const float *w, const float *b,
-                                                              int R, int k, int m, int j0) {
-    f64x4 lo[4] = {0}, hi[4] = {0};
-    const float *wp = w + j0;
-    for (int p = 0; p < k; p++, wp += m) {
-        const f64x4 wl = __builtin_convertvector(*(const f32x4 *)wp, f64x4);
-        const f64x4 wh = __builtin_convertvector(*(const f32x4 *)(wp + 4), f64x4);
-        for (int r = 0; r < R; r++) {
-            const double a = x[(size_t)r * k + p];
-            lo[r] += a * wl;
-            hi[r] += a * wh;
-        }
-    }
-    const f64x4 bl = __builtin_convertvector(*(const f32x4 *)(b + j0), f64x4);
-    const f64x4 bh = __builtin_convertvector(*(const f32x4 *)(b + j0 + 4), f64x4);
-    for (int r = 0; r < R; r++) {
-        *(f64x4 *)(out + (size_t)r * m + j0) = lo[r] + bl;
-        *(f64x4 *)(out + (size_t)r * m + j0 + 4) = hi[r] + bh;
-    }
-}
-
-/* out (n x m) = x (n x k) @ w (k x m, float) + b (m, float), each out[i][j]
- * summing p = 0..k-1 in order from 0 before the bias is added (as NumPy's
- * `x @ W + b`, up to the order BLAS sums in): in tiles of up to four rows
- * by eight columns (linear_tile), and the last m % 8 columns a row at a
- * time. The same additions in the same order as a row-by-row loop, so the
- * same bits. In WebAssembly, where each widened row of w was the cost, a
- * run of both sentences through GPT-2 small's shapes went from 233-240 to
- * 192-218 ms of CPU at 3 tokens, and from 1.27-1.80 to 1.10-1.42 s at 38
- * (2.1 GHz EPYC, Node, best of 3, alternating); natively (AVX2) it is
- * unchanged, at 146-153 ms. */
-WIDE_VECTORS
-static void linear(double *out, const double *x, const float *w, const float *b, int n, int k, int m) {
-    const int wide = m - m % 8;
-    for (int j0 = 0; j0 < wide; j0 += 8) {
-        for (int i = 0; i < n; i += 4) {
-            double *o = out + (size_t)i * m;
-            const double *xi = x + (size_t)i * k;
-            switch (n - i < 4 ? n - i : 4) {
-            case 4: linear_tile(o, xi, w, b, 4, k, m, j0); break;
-            case 3: linear_tile(o, xi, w, b, 3, k, m, j0); break;
-            case 2: linear_tile(o, xi, w, b, 2, k, m, j0); break;
-            default: linear_tile(o, xi, w, b, 1, k, m, j0); break;
-            }
-        }
-    }
-    for (int i = 0; i < n; i++)
-        for (int j = wide; j < m; j++) {
-            double t = 0.0;
-            for (int p = 0; p < k; p++) t += x[(size_t)i * k + p] * (double)w[(size_t)p * m + j];
-            out[(size_t)i * m + j] = t + (double)b[j];
-        }
-}
-
-/* out (n x C) = (x - mean) / sqrt(var + eps) * g + b over each row
- * (population variance, as np.var). */
-static void layer_norm(double *out, const double *x, const float *g, const float *b, double eps, int n, int C) {
-    for (int i = 0; i < n; i++) {
-        const double *row = x + (size_t)i * C;
-        double *o = out + (size_t)i * C;
-        double mean = 0.0, var = 0.0;
-        for (int c = 0; c < C; c++) mean += row[c];
-        mean /= C;
-        for (int c = 0; c < C; c++) var += (row[c] - mean) * (row[c] - mean);
-        var /= C;
-        const double norm = sqrt(var + eps);
-        for (int c = 0; c < C; c++) o[c] = (row[c] - mean) / norm * (double)g[c] + (double)b[c];
-    }
-}
-
-/* GPT-2's GELU in place: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
-static void gelu(double *x, size_t count) {
-    const double c = sqrt(2.0 / M_PI);
-    for (size_t i = 0; i < count; i++) {
-        const double v = x[i];
-        x[i] = 0.5 * v * (1 + tanh(c * (v + 0.044715 * (v * v * v))));
-    }
-}
 
 /* ---- the model's verbs -------------------------------------------------------- */
 
@@ -212,7 +113,6 @@ static void sizes(const poslab_lab *lab, const poslab_config *c, int n, int voca
     s[BUF_Q] = s[BUF_K] = s[BUF_V] = s[BUF_KT] = nd;
     s[BUF_H] = s[BUF_LN] = s[BUF_ATT] = s[BUF_PROJ] = nd;
     s[BUF_HID] = 4 * nd;
-    s[BUF_QKV] = 3 * nd;
     s[BUF_LOGITS] = (size_t)w->vocab_size;
     *d = w->n_embd;
     *heads = w->n_head;
@@ -238,90 +138,52 @@ static int layer_count(const poslab_lab *lab, const poslab_config *c) {
     return weights(lab)->n_layer;
 }
 
-/* h (n x C) = X + s * wpe[offset + i] (scheme learned) or X (none). */
-static void begin(poslab_lab *lab, const side *sd, const poslab_config *c, double s) {
-    const checkpoint_weights *w = weights(lab);
+/* A checkpoint's blocks: LayerNorm's eps from its config, and libm's tanh
+ * in GELU, as PyTorch's tanh GELU and the recorded bits have it. */
+static block_kind kind_of(const checkpoint_weights *w) { return (block_kind){.eps = w->eps, .tanh = tanh}; }
+
+/* Block b's weights where they lie: q, k and v are column slices of the
+ * fused c_attn (C x 3C, columns q | k | v) and its bias. */
+static block_weights block_of(const checkpoint_weights *w, int b) {
+    const checkpoint_block *bl = &w->blocks[b];
     const int C = w->n_embd;
-    const size_t nd = (size_t)sd->n * C;
-    if (c->scheme != POSLAB_SCHEME_LEARNED) {
-        memcpy(lab->h, sd->x, nd * sizeof(double));
-        return;
-    }
-    const float *p = w->wpe + (size_t)sd->offset * C;
-    for (size_t i = 0; i < nd; i++) lab->h[i] = sd->x[i] + s * (double)p[i];
+    const tensor attn = tensor_f32(bl->attn_w, 3 * C), attn_b = tensor_f32(bl->attn_b, 0);
+    return (block_weights){
+        .ln1_gain = tensor_f32(bl->ln1_w, 0), .ln1_shift = tensor_f32(bl->ln1_b, 0),
+        .wq = attn, .wk = tensor_from(attn, C), .wv = tensor_from(attn, 2 * C),
+        .bq = attn_b, .bk = tensor_from(attn_b, C), .bv = tensor_from(attn_b, 2 * C),
+        .wo = tensor_f32(bl->aproj_w, C), .bo = tensor_f32(bl->aproj_b, 0),
+        .ln2_gain = tensor_f32(bl->ln2_w, 0), .ln2_shift = tensor_f32(bl->ln2_b, 0),
+        .w1 = tensor_f32(bl->fc_w, 4 * C), .b1 = tensor_f32(bl->fc_b, 0),
+        .w2 = tensor_f32(bl->mproj_w, C), .b2 = tensor_f32(bl->mproj_b, 0),
+    };
 }
 
-/* Block b of GPT-2 on lab->h (n x C), in CHECKPOINT_BLOCK_STEPS parts of
- * about 4 C^2 multiply-adds a token each, one a step:
- *   0: h = h + (softmax(q k^T / sqrt(C/H), masked) v per head) @ c_proj + b,
- *      with q | k | v = LN(h; ln_1) @ c_attn + b;
- *   1: hid = gelu(LN(h; ln_2) @ c_fc + b);
- *   2: h = h + hid @ mlp.c_proj + b.
- * Part 0 gets attn and scores (H x n x n) of this block; part 2 layers, h
- * after it, when given. */
-static void block_attention(poslab_lab *lab, const side *sd, const poslab_config *c, int b, double *attn,
-                            double *scores) {
-    const checkpoint_weights *w = weights(lab);
-    const checkpoint_block *bl = &w->blocks[b];
-    const int n = sd->n, C = w->n_embd, H = w->n_head, width = C / H;
-    const size_t nd = (size_t)n * C, nn = (size_t)n * n;
-    double *h = lab->h, *ln = lab->ln, *q = lab->q, *k = lab->k, *v = lab->v;
+_Static_assert((int)CHECKPOINT_BLOCK_STEPS == (int)BLOCK_PARTS, "a block's parts, one a step");
 
-    layer_norm(ln, h, bl->ln1_w, bl->ln1_b, w->eps, n, C);
-    linear(lab->qkv, ln, bl->attn_w, bl->attn_b, n, C, 3 * C);
-    for (int i = 0; i < n; i++) { /* columns 0..C-1 are q, C..2C-1 k, 2C..3C-1 v */
-        const double *row = lab->qkv + (size_t)i * 3 * C;
-        memcpy(q + (size_t)i * C, row, (size_t)C * sizeof(double));
-        memcpy(k + (size_t)i * C, row + C, (size_t)C * sizeof(double));
-        memcpy(v + (size_t)i * C, row + 2 * C, (size_t)C * sizeof(double));
-    }
-    for (int hd = 0; hd < H; hd++) {
-        double *a = attn + hd * nn;
-        attention_scores(a, lab->kt, q + hd * width, k + hd * width, n, width, C, c->causal);
-        if (scores) memcpy(scores + hd * nn, a, nn * sizeof(double));
-        attention_apply(lab->att + hd * width, a, v + hd * width, n, width, C, c->causal);
-    }
-    linear(lab->proj, lab->att, bl->aproj_w, bl->aproj_b, n, C, C);
-    for (size_t i = 0; i < nd; i++) h[i] += lab->proj[i];
-}
-
-static void block_mlp_in(poslab_lab *lab, const side *sd, int b) {
-    const checkpoint_weights *w = weights(lab);
-    const checkpoint_block *bl = &w->blocks[b];
-    const int n = sd->n, C = w->n_embd;
-    layer_norm(lab->ln, lab->h, bl->ln2_w, bl->ln2_b, w->eps, n, C);
-    linear(lab->hid, lab->ln, bl->fc_w, bl->fc_b, n, C, 4 * C);
-    gelu(lab->hid, 4 * (size_t)n * C);
-}
-
-static void block_mlp_out(poslab_lab *lab, const side *sd, int b, double *layers) {
-    const checkpoint_weights *w = weights(lab);
-    const checkpoint_block *bl = &w->blocks[b];
-    const int n = sd->n, C = w->n_embd;
-    const size_t nd = (size_t)n * C;
-    linear(lab->proj, lab->hid, bl->mproj_w, bl->mproj_b, n, 4 * C, C);
-    for (size_t i = 0; i < nd; i++) lab->h[i] += lab->proj[i];
-    if (layers) memcpy(layers + (size_t)b * nd, lab->h, nd * sizeof(double));
-}
-
-/* out = LN(h; ln_f): Hugging Face's last_hidden_state. */
-static void end(poslab_lab *lab, const side *sd, double *out, double *mean) {
-    const checkpoint_weights *w = weights(lab);
-    layer_norm(out, lab->h, w->lnf_w, w->lnf_b, w->eps, sd->n, w->n_embd);
-    column_mean(mean, out, sd->n, w->n_embd);
-}
-
-_Static_assert(CHECKPOINT_BLOCK_STEPS == 3, "a block's three parts, one a step");
-
-/* Step k: part k % CHECKPOINT_BLOCK_STEPS of block k / CHECKPOINT_BLOCK_STEPS. */
+/* Step k of one sentence's pass on the lab's scratch: part k % BLOCK_PARTS
+ * of block k / BLOCK_PARTS (block.h), h = X + s * wpe[offset + i] (the
+ * checkpoint's table) or X first, and out = LN(h; ln_f), Hugging Face's
+ * last_hidden_state, after the last. */
 static int step(poslab_lab *lab, side *sd, const poslab_config *c, double s, int k) {
-    const int b = k / CHECKPOINT_BLOCK_STEPS, part = k % CHECKPOINT_BLOCK_STEPS;
-    if (k == 0) begin(lab, sd, c, s);
-    if (part == 0) block_attention(lab, sd, c, b, sd->attn, sd->scores);
-    else if (part == 1) block_mlp_in(lab, sd, b);
-    else block_mlp_out(lab, sd, b, sd->layers);
-    if (part < CHECKPOINT_BLOCK_STEPS - 1 || b < weights(lab)->n_layer - 1) return 0;
-    end(lab, sd, sd->out, sd->mean);
+    const checkpoint_weights *w = weights(lab);
+    const int b = k / BLOCK_PARTS, part = k % BLOCK_PARTS, C = w->n_embd;
+    const block_kind kind = kind_of(w);
+    const block_sequence sq = {.n = sd->n, .first = sd->offset, .x = sd->x,
+                               .p = tensor_f32(w->wpe + (size_t)sd->offset * C, C), .attn = sd->attn,
+                               .scores = sd->scores, .layers = sd->layers, .out = sd->out};
+    const block_pass t = {
+        .kind = &kind, .d = C, .heads = w->n_head, .causal = c->causal, .scheme = position_scheme_of(c->scheme),
+        .s = s, .count = 1, .rows = sd->n, .seq = &sq,
+        .h = lab->h, .ln = lab->ln, .q = lab->q, .k = lab->k, .v = lab->v, .att = lab->att, .proj = lab->proj,
+        .hid = lab->hid, .kt = lab->kt, .cosines = lab->cosines, .sines = lab->sines,
+    };
+    const block_weights bw = block_of(w, b);
+    if (k == 0) block_begin(&t);
+    block_part(&t, &bw, b, part);
+    if (part < BLOCK_PARTS - 1 || b < w->n_layer - 1) return 0;
+    block_end(&t, tensor_f32(w->lnf_w, 0), tensor_f32(w->lnf_b, 0));
+    column_mean(sd->mean, sd->out, sd->n, C);
     return 1;
 }
 
