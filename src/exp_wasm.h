@@ -13,11 +13,6 @@
  * exp() itself. tests/node/kernel_bits.test.mjs holds both cores to the
  * bits that exp() gave.
  *
- * Two values at a time in WebAssembly SIMD lanes (the table read lane by
- * lane, the rest as here) was tried: a keystroke's sweep at 16 words, d 64
- * and 8 heads ran 5-8 % faster under Node, for 1,060 bytes more module,
- * which its 50 KiB had no room for.
- *
  * Native builds call the C library's exp() (glibc's may use FMA and so
  * round differently): only __wasm__ builds use this. */
 #ifndef POSLAB_EXP_WASM_H

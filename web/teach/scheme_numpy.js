@@ -1,7 +1,7 @@
 // scheme_numpy.js - the teaching table's NumPy lines (schemes.js): what
-// Copy as NumPy writes for each scheme. Apart from schemes.js only so that
-// they load with Copy as NumPy, not with the page (which must stay under
-// 300 KiB as opened); tests/node/schemes.test.mjs fails when a core scheme
+// Copy as NumPy writes for each scheme. Apart from schemes.js so that
+// they load with Copy as NumPy, not with the page at open (whose budget is
+// tests/sizes.json's); tests/node/schemes.test.mjs fails when a core scheme
 // has no entry here either.
 //
 // An entry:
