@@ -3,6 +3,7 @@
 // checkpoint is opened.
 
 import { nextTurn } from './next_turn.js';
+import { CHECKPOINT_MODEL } from './trained_models.js';
 
 // What this file needs of the wrapper, handed over by poslab.js when it
 // loads it (an import of poslab.js would make these part of its public face).
@@ -459,7 +460,7 @@ class Checkpoint {
 
   run(config = {}) {
     this.alive();
-    return this.lab.run({ ...config, model: 'checkpoint' });
+    return this.lab.run({ ...config, model: CHECKPOINT_MODEL });
   }
 
   // A run in steps goes on a second lab of the same module, which borrows
@@ -468,7 +469,7 @@ class Checkpoint {
   // would drop its run.
   *runSteps(config = {}) {
     this.alive();
-    return yield* this.stepper().runSteps({ ...config, model: 'checkpoint' });
+    return yield* this.stepper().runSteps({ ...config, model: CHECKPOINT_MODEL });
   }
 
   // The lab that steps (see runSteps), made with the first call.
@@ -496,7 +497,7 @@ class Checkpoint {
   // lab.threshold() on this checkpoint.
   threshold(config, pair, range) {
     this.alive();
-    return this.lab.threshold({ ...config, model: 'checkpoint' }, pair, range);
+    return this.lab.threshold({ ...config, model: CHECKPOINT_MODEL }, pair, range);
   }
 
   // The same threshold in steps (poslab_threshold_begin/_step), as
@@ -514,7 +515,7 @@ class Checkpoint {
     const { lo = 1e-12, hi = 1e3, relTol = 1e-3 } = range;
     const mine = {};
     lab.stepping = mine;
-    const cfg = lab.configure({ ...config, model: 'checkpoint' });
+    const cfg = lab.configure({ ...config, model: CHECKPOINT_MODEL });
     try {
       if (core._poslab_threshold_begin(lab.lab, cfg, pairIndex(pair), lo, hi, relTol, lab.message, MESSAGE_BYTES) !== 0) throw lab.fail();
     } finally {

@@ -16,7 +16,7 @@
 // words as the CLI's stderr line.
 import createPoslabCore from './poslab-core.js';
 import { SINGLE_FILE } from './bundled.js';
-import { TRAINED_MODELS, FILES_MODEL } from './trained_models.js';
+import { TRAINED_MODELS, FILES_MODEL, CHECKPOINT_MODEL } from './trained_models.js';
 
 // The C functions this wrapper calls; tests check it against src/exports.json.
 export const CORE_FUNCTIONS = [
@@ -503,7 +503,7 @@ class Lab {
   // The checkpoint model runs in its own module, on the checkpoint opened
   // last: that checkpoint for a config of model checkpoint, else null.
   checkpointFor(config) {
-    if (config?.model !== 'checkpoint' || this.ownsCheckpoint) return null;
+    if (config?.model !== CHECKPOINT_MODEL || this.ownsCheckpoint) return null;
     if (!this.opened || this.opened.disposed) {
       throw new Error('model: "checkpoint" runs on an opened checkpoint; allowed: await lab.openCheckpoint({files | url}) first');
     }

@@ -6,3 +6,5 @@
 // (tests/node/models.test.mjs).
 export const TRAINED_MODELS = ['gpt', 'nope', 'bag'];
 export const FILES_MODEL = 'gpt2';
+// The core's model that runs an opened checkpoint (in its own module).
+export const CHECKPOINT_MODEL = 'checkpoint';
