@@ -200,7 +200,7 @@ package: site
 SLOW_NODE_TESTS := $(addprefix tests/node/,bench_scripts checkpoint checkpoint_page memory numpy_checkpoint \
   numpy_script package sweep_steps threshold_steps tokenizer)
 CHECK_NODE_TESTS := $(filter-out $(addsuffix .test.mjs,$(SLOW_NODE_TESTS)),$(wildcard tests/node/*.test.mjs))
-check: native site
+check: deps-test native site
 	cd $(BUILD)/native && ctest --output-on-failure -j2 -LE slow
 	node --test --test-concurrency=2 $(CHECK_NODE_TESTS)
 	node --test tests/browser/weight.test.mjs

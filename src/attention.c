@@ -85,10 +85,9 @@ static void accumulate(double *acc, const double *coef, const int *index, const 
    and unrolled them into a kilobyte of the WebAssembly module, for a few
    dozen ints. */
 
-/* Blocks of w for a product of doubles: BLOCK_DEPTH rows by BLOCK_WIDTH columns (256 KB)
-   stay in the L2 cache while every row of x passes over them; a row at a
-   time over all of w re-read it from memory for each row (at 64 x 512 @
-   512 x 2048, w is 8 MB). */
+/* Blocks of w for a product of doubles: BLOCK_DEPTH rows by BLOCK_WIDTH
+   columns stay in the L2 cache while every row of x passes over them, so
+   w is read from memory once, not once per row of x. */
 #define BLOCK_DEPTH 64
 #define BLOCK_WIDTH 512
 

@@ -227,20 +227,25 @@ def tree_files():
     return found
 
 
-def code_index():
-    """word -> the lines of source that hold it, and the build files' words
-    (a CMake target, an Emscripten setting or export name is defined there)."""
-    index, build_words = {}, set()
+def code_texts():
+    """(path, text) of each source file (fuzz inputs and fixtures are data)
+    and build file in the tree, in path order."""
     for f in sorted(TREE):
-        top = f.split("/")[0]
-        source = top in CODE_DIRS and f.endswith(CODE_EXT) and "/fuzz/" not in f and "/fixtures/" not in f
+        source = f.split("/")[0] in CODE_DIRS and f.endswith(CODE_EXT) and "/fuzz/" not in f and "/fixtures/" not in f
         if not (source or f in CODE_FILES):
             continue
         try:
             with open(os.path.join(ROOT, f), encoding="utf-8") as fh:
-                text = fh.read()
+                yield f, fh.read()
         except (OSError, UnicodeDecodeError):
             continue
+
+
+def code_index():
+    """word -> the lines of source that hold it, and the build files' words
+    (a CMake target, an Emscripten setting or export name is defined there)."""
+    index, build_words = {}, set()
+    for f, text in code_texts():
         if f in CODE_FILES:
             build_words.update(re.findall(r"[A-Za-z_]\w*", text) + re.findall(r"-s([A-Z_]+)", text))
         for line in text.split("\n"):
@@ -345,15 +350,8 @@ def code_citations():
     code cites, and (file:line, document) for each document it names."""
     cited, named = [], []
     rx = re.compile(r"(docs/)?\b([\w-]+\.md)(?:['\u2019]s)?,?[ \t]*(?:\n[ \t]*(?:[*#]|//)?[ \t]*)?\(?\"([A-Za-z][^\"\n]{1,59})\"")
-    for f in sorted(TREE):
-        top = f.split("/")[0]
-        if not ((top in CODE_DIRS and f.endswith(CODE_EXT) and "/fuzz/" not in f) or f in CODE_FILES) \
-                or f == "tests/test_docs.py":
-            continue
-        try:
-            with open(os.path.join(ROOT, f), encoding="utf-8") as fh:
-                text = fh.read()
-        except (OSError, UnicodeDecodeError):
+    for f, text in code_texts():
+        if f == "tests/test_docs.py":
             continue
         for m in re.finditer(r"docs/([\w-]+\.md)", text):
             named.append((f"{f}:{text.count(chr(10), 0, m.start()) + 1}", m.group(1)))

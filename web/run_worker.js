@@ -4,9 +4,9 @@
 // protocol, with spares) for both: the verdicts, restarted when the state
 // moves on to other draws so that stale runs are dropped (a slider step's
 // newer run takes over between blocks: see page.js's runInWorker), and the
-// chart, on the same drawn weights (302 MB at 12 blocks, d 512: a second
-// copy in a second worker once held as much again). The head model's chart
-// keeps sweep_worker.js.
+// chart, on the same drawn weights (one copy, not one per worker: a large
+// transformer's weights are the page's largest memory). The head model's
+// chart keeps sweep_worker.js.
 //
 //   request: {run: config}           result: {result (lab.run's), ms, steps}
 //   request: a sweep_worker.js request, with the same replies (its

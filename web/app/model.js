@@ -69,11 +69,11 @@ const runWork = (state) => state.layers * [state.a, state.b].reduce((sum, text) 
   return sum + 12 * n * state.dim ** 2 + 2 * n * n * state.dim;
 }, 0);
 // A transformer run expected to take at most this long is computed with the
-// slider step or keystroke, on the page's thread (16 words, d 64, 4 blocks:
-// about 5 ms); a longer one goes to a worker and never blocks the page.
+// slider step or keystroke, on the page's thread (the default blocks are
+// well under it); a longer one goes to a worker and never blocks the page.
 export const QUICK_RUN_MS = 8;
-// Browsers coarsen their clock (to as much as 1 ms): only what took at
-// least CLOCK_MS teaches a figure (perWork), since a run read as 0 ms would
+// Browsers coarsen their clock: only what took at least CLOCK_MS teaches
+// a figure (perWork), since a run the clock reads as taking no time would
 // make the next of its kind look free, however large.
 const CLOCK_MS = 1;
 const perWork = (ms, work) => (ms >= CLOCK_MS ? ms / work : null);
@@ -244,7 +244,7 @@ export class Model {
   // first keystroke on; drawn blocks' estimate is scaled by the same factor
   // until a run here is timed. `now`: the clock (a test can pass its own).
   // Each of the `times` timings repeats the sweep until the clock has
-  // moved `minMs`, since a coarse clock reads a short sweep as 0 ms.
+  // moved `minMs`, since a coarse clock reads a short sweep as taking no time.
   // Returns the figures. The sweep runs on a lab of its own in the same
   // copy of the core (lab.sibling()), so the page's lab keeps the draws of
   // the state shown.

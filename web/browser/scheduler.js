@@ -18,10 +18,10 @@ export const afterPaint = () => new Promise((resolve) => {
 export const nextTask = () => new Promise((resolve) => { setTimeout(resolve, 0); });
 
 // WebAssembly memory never shrinks: a run worker that drew a large
-// transformer's weights (302 MB at 12 blocks, d 512) holds them until it is
-// ended. So once the page has left the models that use it for this long,
-// it and its spares are ended, and made afresh when one comes back (a
-// student flicking between the models keeps them).
+// transformer's weights holds them until it is ended. So once the page has
+// left the models that use it for this long, it and its spares are ended,
+// and made afresh when one comes back (a student flicking between the
+// models keeps them).
 const RETIRE_MS = 2000;
 
 const usesRunWorker = (lab) => modelOf(lab.model).runs === 'run-worker' || modelOf(lab.model).chart === 'run-worker';
